@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the whole suite with node's own test runner. Services the tests need are
+# started (and, on a fresh machine, installed) by scripts/services.sh when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -f scripts/services.sh ]; then
+  # shellcheck source=/dev/null
+  source scripts/services.sh
+fi
+if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find test -name '*.test.ts' | sort); fi
+exec node --import tsx --test --test-concurrency=2 "${files[@]}"

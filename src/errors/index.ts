@@ -1,0 +1,3 @@
+/** `a2a-kit/errors`: every A2A error as a class, with its codes on every binding. */
+export * from './table.js';
+export * from './a2a-error.js';

@@ -1,0 +1,107 @@
+/**
+ * The agent author's contract: an {@link AgentExecutor} reads a {@link RequestContext} and
+ * emits events through a {@link TaskEventSink}. It never touches stores, ids or wire formats;
+ * the TaskManager validates every event against the state machine and persists it.
+ */
+import type { TaskState } from '../model/enums.js';
+import type { Message, Part, SendMessageConfiguration, Task } from '../model/schema.js';
+import type { Principal } from './context.js';
+
+/** What an agent receives for one incoming message. */
+export interface RequestContext {
+  /** The message the client sent (with `taskId` and `contextId` filled in by the server). */
+  readonly message: Message;
+  /** The task being continued, when the message addresses an existing task. */
+  readonly task: Task | undefined;
+  /** The id of the task this message belongs to (minted by the server for a new task). */
+  readonly taskId: string;
+  /** The conversation this message belongs to (minted when the client sent none). */
+  readonly contextId: string;
+  /** The authenticated caller. */
+  readonly principal: Principal;
+  /** The tenant the request was made for (`""` for none). */
+  readonly tenant: string;
+  /** Extensions the client requested. */
+  readonly requestedExtensions: readonly string[];
+  /** The client's SendMessage configuration (accepted output modes, ...). */
+  readonly configuration: SendMessageConfiguration | undefined;
+  /** Request metadata. */
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** Aborted when the task is canceled or the server shuts down; not when a client disconnects. */
+  readonly signal: AbortSignal;
+  /** The message's text parts joined with newlines (`""` when there are none). */
+  readonly text: string;
+  /** The value of the message's first data part, if any. */
+  readonly data: unknown;
+}
+
+/** A message an agent writes: plain text, or parts with optional metadata. */
+export type MessageInput =
+  string | { parts: Part[]; metadata?: Record<string, unknown>; extensions?: string[] };
+
+/** An artifact an agent writes. `artifactId` defaults to a fresh UUID (or `name` when unique). */
+export interface ArtifactInput {
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  /** The parts; or use `text` / `data` for a single part. */
+  parts?: Part[];
+  text?: string;
+  data?: unknown;
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+}
+
+/** Options for streaming an artifact in chunks (proto TaskArtifactUpdateEvent). */
+export interface ArtifactChunkOptions {
+  /** Append these parts to the artifact with the same id sent earlier. */
+  append?: boolean;
+  /** This is the artifact's final chunk. */
+  lastChunk?: boolean;
+}
+
+/**
+ * Where an agent sends its output, bound to one task. Each method resolves once the event is
+ * persisted and published. Illegal events (anything after a terminal state, a direct reply
+ * after the task started, ...) reject with InvalidAgentResponseError and change nothing.
+ */
+export interface TaskEventSink {
+  /** The task's id. */
+  readonly taskId: string;
+  /** The task's context id. */
+  readonly contextId: string;
+  /** Answers with a direct Message instead of a task. Only valid as the agent's first and only event. */
+  reply(message: MessageInput): Promise<void>;
+  /** Moves the task to WORKING, with an optional progress message. */
+  working(message?: MessageInput): Promise<void>;
+  /** Sets any state with an optional status message. */
+  status(state: TaskState, message?: MessageInput, metadata?: Record<string, unknown>): Promise<void>;
+  /** Adds or extends an artifact. */
+  artifact(artifact: ArtifactInput, options?: ArtifactChunkOptions): Promise<void>;
+  /** Completes the task, optionally adding a final artifact (a string becomes a text artifact). */
+  complete(artifact?: ArtifactInput | string, message?: MessageInput): Promise<void>;
+  /** Pauses in INPUT_REQUIRED with a question for the client. */
+  requireInput(question: MessageInput): Promise<void>;
+  /** Pauses in AUTH_REQUIRED with an explanation of the credential needed. */
+  requireAuth(explanation: MessageInput): Promise<void>;
+  /** Ends the task as FAILED with a reason. */
+  fail(reason: MessageInput | Error): Promise<void>;
+  /** Ends the task as REJECTED (the agent will not do it). */
+  reject(reason: MessageInput): Promise<void>;
+  /** Ends the task as CANCELED. */
+  cancel(reason?: MessageInput): Promise<void>;
+}
+
+/** The one thing an agent author writes. */
+export interface AgentExecutor {
+  /**
+   * Handles a message. Returning without a terminal or interrupted state leaves the task
+   * where it is; throwing fails the task with a useful status message.
+   */
+  execute(context: RequestContext, events: TaskEventSink): Promise<void>;
+  /**
+   * Called by CancelTask while the task is active. Emit `events.cancel()` to accept, or throw
+   * TaskNotCancelableError to refuse. Without this hook the task is canceled and `signal` aborted.
+   */
+  cancel?(context: RequestContext, events: TaskEventSink): Promise<void>;
+}
