@@ -30,6 +30,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Give up after this many milliseconds (a gRPC deadline on gRPC). */
   timeoutMs?: number;
+  /** Extra query parameters (an API key in the query); HTTP bindings only, ignored by gRPC. */
+  query?: Record<string, string>;
 }
 
 /** A binding's client. Errors are thrown as typed A2AError subclasses or transport errors. */

@@ -1,3 +1,4 @@
 /** `a2a-kit/errors`: every A2A error as a class, with its codes on every binding. */
 export * from './table.js';
 export * from './a2a-error.js';
+export * from './codec.js';

@@ -7,3 +7,5 @@ export * from './state-machine.js';
 export * from './operations.js';
 export { compile, describe, formatViolations } from './validate.js';
 export type { SchemaViolation, Checked, Validator } from './validate.js';
+export { isBase64 } from './validate.js';
+export * from './validators.js';

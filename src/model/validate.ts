@@ -4,13 +4,39 @@
  */
 import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { isTimestamp } from './timestamp.js';
 import { oneofMembers } from './schema-kit.js';
 
-const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/;
 if (!FormatRegistry.Has('timestamp')) FormatRegistry.Set('timestamp', isTimestamp);
-if (!FormatRegistry.Has('base64')) FormatRegistry.Set('base64', (v) => BASE64.test(v));
+if (!FormatRegistry.Has('base64')) FormatRegistry.Set('base64', isBase64);
+
+/**
+ * True for standard or URL-safe base64, padded or not (ProtoJSON `bytes`). A plain loop:
+ * a regular expression with a repeated group overflows the stack on multi-megabyte input.
+ */
+export function isBase64(value: string): boolean {
+  let end = value.length;
+  let pad = 0;
+  while (end > 0 && value.charCodeAt(end - 1) === 61 /* = */ && pad < 2) {
+    end--;
+    pad++;
+  }
+  for (let i = 0; i < end; i++) {
+    const c = value.charCodeAt(i);
+    const ok =
+      (c >= 65 && c <= 90) || // A-Z
+      (c >= 97 && c <= 122) || // a-z
+      (c >= 48 && c <= 57) || // 0-9
+      c === 43 || // +
+      c === 47 || // /
+      c === 45 || // -
+      c === 95; // _
+    if (!ok) return false;
+  }
+  if (end % 4 === 1) return false;
+  return pad === 0 || (end + pad) % 4 === 0;
+}
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -47,7 +73,8 @@ export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
 /** Lists the violations of `value` against `schema` (slow path; only for invalid input). */
 export function describe(schema: TSchema, value: unknown, max = 8, prefix = ''): SchemaViolation[] {
   const out: SchemaViolation[] = [];
-  for (const error of TypeCompiler.Compile(schema).Errors(value)) {
+  // The interpreted iterator: compiling here would cost more than the whole check (slow path only).
+  for (const error of Errors(schema, value)) {
     collect(error, prefix, out);
     if (out.length >= max) break;
   }

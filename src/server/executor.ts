@@ -39,7 +39,7 @@ export interface RequestContext {
 export type MessageInput =
   string | { parts: Part[]; metadata?: Record<string, unknown>; extensions?: string[] };
 
-/** An artifact an agent writes. `artifactId` defaults to a fresh UUID (or `name` when unique). */
+/** An artifact an agent writes. `artifactId` defaults to a fresh UUID. */
 export interface ArtifactInput {
   artifactId?: string;
   name?: string;
@@ -95,8 +95,17 @@ export interface TaskEventSink {
 /** The one thing an agent author writes. */
 export interface AgentExecutor {
   /**
-   * Handles a message. Returning without a terminal or interrupted state leaves the task
-   * where it is; throwing fails the task with a useful status message.
+   * Handles a message. The task stays active while this runs: a blocking SendMessage waits
+   * and streams stay open. When it returns:
+   * - a task still SUBMITTED or WORKING is COMPLETED (returning means the agent is done);
+   *   an agent that returns without emitting anything completes a task with no output;
+   * - a task left in INPUT_REQUIRED or AUTH_REQUIRED waits for the client's next message,
+   *   which runs `execute` again with `context.task` set;
+   * - later calls on `events` reject with InvalidAgentResponseError.
+   *
+   * Throwing fails the task with the error's message as status (never a stack). An
+   * A2AError thrown before any event (e.g. ContentTypeNotSupportedError) is
+   * returned to the client as that error instead, and no task is created.
    */
   execute(context: RequestContext, events: TaskEventSink): Promise<void>;
   /**
@@ -104,4 +113,20 @@ export interface AgentExecutor {
    * TaskNotCancelableError to refuse. Without this hook the task is canceled and `signal` aborted.
    */
   cancel?(context: RequestContext, events: TaskEventSink): Promise<void>;
+}
+
+/** The text parts of `message` joined with newlines (`""` when there are none). */
+export function messageText(message: Message): string {
+  let text: string | undefined;
+  for (const part of message.parts) {
+    if (part.text === undefined) continue;
+    text = text === undefined ? part.text : `${text}\n${part.text}`;
+  }
+  return text ?? '';
+}
+
+/** The value of the first data part of `message`, or undefined. */
+export function messageData(message: Message): unknown {
+  for (const part of message.parts) if (part.data !== undefined) return part.data;
+  return undefined;
 }

@@ -22,6 +22,38 @@ import type {
   TaskPushNotificationConfig,
 } from '../model/schema.js';
 import type { ServerCallContext } from './context.js';
+import {
+  A2AError,
+  ExtendedAgentCardNotConfiguredError,
+  InvalidParamsError,
+  PushNotificationNotSupportedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnavailableError,
+  UnsupportedOperationError,
+} from '../errors/a2a-error.js';
+import { isInterruptedState, isTerminalState, parseTaskState, Role, TaskState } from '../model/enums.js';
+import { newId } from '../model/ids.js';
+import type { Message } from '../model/schema.js';
+import { acceptsMessages, isCancelable } from '../model/state-machine.js';
+import { timestampToMillis } from '../model/timestamp.js';
+import type { EventBus } from './event-bus/event-bus.js';
+import { InProcessEventBus } from './event-bus/in-process.js';
+import { TaskEventStream } from './event-bus/task-stream.js';
+import { errorText, ExecutionSink } from './event-sink.js';
+import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
+import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
+import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
+import type { PushConfigStore } from './stores/push-config-store.js';
+import type {
+  IdempotencyKey,
+  IdempotencyRecord,
+  ListPosition,
+  StoredTask,
+  TaskScope,
+  TaskStore,
+} from './stores/task-store.js';
+import { IllegalTaskEventError, TaskManager, viewTask } from './task-manager.js';
 
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as
@@ -61,4 +93,782 @@ export interface RequestHandler {
     ctx: ServerCallContext,
   ): Promise<Empty>;
   getExtendedAgentCard(request: GetExtendedAgentCardRequest, ctx: ServerCallContext): Promise<AgentCard>;
+}
+
+// ---- the default implementation ------------------------------------------------------
+
+/** Options of {@link DefaultRequestHandler}. */
+export interface DefaultRequestHandlerOptions {
+  /** The agent. */
+  executor: AgentExecutor;
+  /** The public card; capabilities (streaming, pushNotifications, extendedAgentCard) are read from it. */
+  card: () => AgentCard;
+  /** The extended card, or a function giving it per caller. */
+  extendedCard?: AgentCard | ((ctx: ServerCallContext) => AgentCard | Promise<AgentCard>);
+  /** @default new MemoryTaskStore() */
+  taskStore?: TaskStore;
+  /** @default new MemoryPushConfigStore() */
+  pushConfigStore?: PushConfigStore;
+  /** @default new InProcessEventBus() */
+  eventBus?: EventBus;
+  /**
+   * Key that signs ListTasks page tokens. Give every replica the same one.
+   * @default 32 random bytes per handler (tokens do not survive a restart)
+   */
+  pageTokenSecret?: string | Uint8Array;
+}
+
+/** What a SendMessage led to, shared with duplicates of the same messageId. */
+type SendOutcome =
+  | { readonly kind: 'task'; readonly taskId: string }
+  | { readonly kind: 'message'; readonly message: Message };
+
+/** One running `execute` (or cancel hook) of the agent. */
+interface Execution {
+  readonly controller: AbortController;
+  readonly sink: ExecutionSink;
+}
+
+/** A blocking SendMessage waiting for its task to settle; released by close(). */
+interface Waiter {
+  readonly reject: (error: unknown) => void;
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PUSH_PAGE_SIZE = 100;
+
+/**
+ * The eleven operations over a TaskManager, a TaskStore, an EventBus and the user's
+ * AgentExecutor. Every lookup is scoped by tenant and principal; anything else is
+ * TaskNotFoundError, exactly as for a missing task.
+ */
+export class DefaultRequestHandler implements RequestHandler {
+  readonly #executor: AgentExecutor;
+  readonly #card: () => AgentCard;
+  readonly #extendedCard: DefaultRequestHandlerOptions['extendedCard'];
+  readonly #store: TaskStore;
+  readonly #pushStore: PushConfigStore;
+  readonly #bus: EventBus;
+  readonly #manager: TaskManager;
+  readonly #cursors: ListCursorCodec;
+  /** Running executions by tenant + task id. */
+  readonly #executions = new Map<string, Set<Execution>>();
+  /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
+  readonly #inflight = new Map<string, Promise<SendOutcome>>();
+  readonly #streams = new Set<TaskEventStream>();
+  readonly #waiters = new Set<Waiter>();
+  readonly #running = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(options: DefaultRequestHandlerOptions) {
+    this.#executor = options.executor;
+    this.#card = options.card;
+    this.#extendedCard = options.extendedCard;
+    this.#store = options.taskStore ?? new MemoryTaskStore();
+    this.#pushStore = options.pushConfigStore ?? new MemoryPushConfigStore();
+    this.#bus = options.eventBus ?? new InProcessEventBus();
+    this.#manager = new TaskManager(this.#store, this.#bus);
+    this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+  }
+
+  /** The TaskManager (for push delivery and tools that need to observe tasks). */
+  get taskManager(): TaskManager {
+    return this.#manager;
+  }
+
+  agentCard(): AgentCard {
+    return this.#card();
+  }
+
+  // ---- SendMessage / SendStreamingMessage ---------------------------------------------
+
+  async sendMessage(request: SendMessageRequest, ctx: ServerCallContext): Promise<SendMessageResponse> {
+    const start = await this.#beginSend(request, ctx);
+    const returnImmediately = request.configuration?.returnImmediately === true;
+    const historyLength = request.configuration?.historyLength;
+    const scope = scopeOf(ctx);
+    let taskId: string;
+    if (start.kind === 'duplicate') {
+      const outcome = await start.outcome;
+      if (outcome.kind === 'message') return { message: outcome.message };
+      taskId = outcome.taskId;
+    } else {
+      const outcome = await start.sink.outcome;
+      if (outcome.kind === 'message') return { message: outcome.message };
+      const record = outcome.record;
+      taskId = record.task.id;
+      if (returnImmediately || isSettled(record.task.status.state)) {
+        return { task: viewTask(record.task, historyLength) };
+      }
+    }
+    const record = returnImmediately
+      ? await this.#manager.get(scope, taskId)
+      : await this.#waitSettled(scope, taskId, ctx.signal);
+    if (!record) throw notFound(taskId);
+    return { task: viewTask(record.task, historyLength) };
+  }
+
+  async sendStreamingMessage(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    if (this.#card().capabilities.streaming !== true) {
+      throw new UnsupportedOperationError(
+        'this agent does not support streaming (capabilities.streaming is not true)',
+      );
+    }
+    const historyLength = request.configuration?.historyLength;
+    const stream = this.#openStream(ctx, historyLength);
+    try {
+      // Subscribed before the agent runs, so no event is missed; events already in the
+      // snapshot are skipped by version.
+      const start = await this.#beginSend(request, ctx, stream);
+      if (start.kind === 'duplicate') {
+        const outcome = await start.outcome;
+        if (outcome.kind === 'message') {
+          stream.startWithMessage(outcome.message);
+          return stream;
+        }
+        await this.#attach(stream, scopeOf(ctx), outcome.taskId, true);
+        return stream;
+      }
+      const outcome = await start.sink.outcome;
+      if (outcome.kind === 'message') stream.startWithMessage(outcome.message);
+      else stream.start(outcome.record.task, outcome.record.version, true);
+      return stream;
+    } catch (error) {
+      stream.return();
+      throw error;
+    }
+  }
+
+  /**
+   * Validates a send, handles duplicates, records the client message and starts the agent.
+   * When `stream` is given it is subscribed to the task's topic before the agent runs.
+   */
+  async #beginSend(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+    stream?: TaskEventStream,
+  ): Promise<{ kind: 'duplicate'; outcome: Promise<SendOutcome> } | { kind: 'run'; sink: ExecutionSink }> {
+    if (this.#closed) throw new UnavailableError('the server is shutting down');
+    const message = request.message;
+    const configuration = request.configuration;
+    const pushConfig = configuration?.taskPushNotificationConfig;
+    if (pushConfig && this.#card().capabilities.pushNotifications !== true) {
+      throw new PushNotificationNotSupportedError(
+        'this agent does not support push notifications (capabilities.pushNotifications is not true)',
+      );
+    }
+    if (configuration?.historyLength !== undefined && configuration.historyLength < 0) {
+      throw invalidParam('configuration.historyLength', 'must not be negative');
+    }
+    const scope = scopeOf(ctx);
+    const key: IdempotencyKey = {
+      tenant: ctx.tenant,
+      principal: ctx.principal.id,
+      messageId: message.messageId,
+    };
+    const inflightKey = `${key.tenant}\u0000${key.principal}\u0000${key.messageId}`;
+
+    const running = this.#inflight.get(inflightKey);
+    if (running) return this.#duplicate(running);
+
+    const requestedTaskId = message.taskId ? message.taskId : undefined;
+    const taskId = requestedTaskId ?? newId();
+    let settle!: { resolve: (o: SendOutcome) => void; reject: (e: unknown) => void };
+    const shared = new Promise<SendOutcome>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    shared.catch(() => {});
+    this.#inflight.set(inflightKey, shared);
+    let claimed = false;
+    try {
+      const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId });
+      if (previous) {
+        const outcome = this.#outcomeOf(previous, scope);
+        settle.resolve(await outcome);
+        this.#inflight.delete(inflightKey);
+        return this.#duplicate(shared);
+      }
+      claimed = true;
+
+      let existing: StoredTask | undefined;
+      let contextId: string;
+      if (requestedTaskId) {
+        existing = await this.#manager.get(scope, requestedTaskId);
+        if (!existing) throw notFound(requestedTaskId);
+        const taskContext = existing.task.contextId ?? '';
+        if (message.contextId && message.contextId !== taskContext) {
+          throw invalidParam(
+            'message.contextId',
+            `does not match the context of task ${requestedTaskId}; omit it or send the task's contextId`,
+          );
+        }
+        if (!acceptsMessages(existing.task.status.state)) throw terminalTask(existing.task);
+        contextId = taskContext;
+      } else {
+        contextId = message.contextId ? message.contextId : newId();
+      }
+      const clientMessage: Message = { ...message, taskId, contextId };
+      if (stream) {
+        const unsubscribe = this.#bus.subscribe({ tenant: ctx.tenant, taskId }, stream.handle);
+        stream.onEnd(unsubscribe);
+      }
+      if (existing) {
+        try {
+          existing = await this.#manager.addClientMessage(scope, taskId, clientMessage);
+        } catch (error) {
+          if (error instanceof IllegalTaskEventError) {
+            const now = await this.#manager.get(scope, taskId);
+            throw now ? terminalTask(now.task) : notFound(taskId);
+          }
+          throw error;
+        }
+      }
+      let precreated = false;
+      if (!existing && configuration?.returnImmediately === true && !stream) {
+        // The client asked for a task handle at once: create it before the agent runs.
+        existing = await this.#manager.create(scope, {
+          id: taskId,
+          contextId,
+          state: TaskState.SUBMITTED,
+          history: [clientMessage],
+          ...(request.metadata ? { metadata: request.metadata } : {}),
+        });
+        precreated = true;
+      }
+      if (pushConfig) {
+        const { tenant: _tenant, ...config } = pushConfig;
+        await this.#pushStore.put(scope, { ...config, id: config.id ? config.id : newId(), taskId });
+      }
+      const sink = this.#run(request, ctx, scope, clientMessage, existing, precreated);
+      sink.outcome.then(
+        (outcome) => {
+          const result: SendOutcome =
+            outcome.kind === 'message'
+              ? { kind: 'message', message: outcome.message }
+              : { kind: 'task', taskId: outcome.record.task.id };
+          settle.resolve(result);
+          void this.#store
+            .setIdempotencyRecord(
+              key,
+              result.kind === 'message'
+                ? { status: 'message', message: result.message }
+                : { status: 'task', taskId },
+            )
+            .finally(() => this.#inflight.delete(inflightKey));
+          if (result.kind === 'message' && pushConfig) void this.#pushStore.deleteAll(scope, taskId);
+        },
+        (error: unknown) => {
+          settle.reject(error);
+          this.#inflight.delete(inflightKey);
+          void this.#store.setIdempotencyRecord(key, undefined);
+        },
+      );
+      return { kind: 'run', sink };
+    } catch (error) {
+      settle.reject(error);
+      this.#inflight.delete(inflightKey);
+      if (claimed) await this.#store.setIdempotencyRecord(key, undefined);
+      throw error;
+    }
+  }
+
+  /** The outcome recorded for a repeated messageId (from the store). */
+  async #outcomeOf(record: IdempotencyRecord, scope: TaskScope): Promise<SendOutcome> {
+    if (record.status === 'message') return { kind: 'message', message: record.message };
+    if (record.status === 'task') return { kind: 'task', taskId: record.taskId };
+    // Pending elsewhere (another replica): the task exists once the agent emitted anything.
+    const task = await this.#manager.get(scope, record.taskId);
+    if (task) return { kind: 'task', taskId: record.taskId };
+    throw new UnavailableError('a message with this messageId is still being processed; retry later');
+  }
+
+  /** Waits for the original's first event, so its errors are this request's errors too. */
+  async #duplicate(
+    outcome: Promise<SendOutcome>,
+  ): Promise<{ kind: 'duplicate'; outcome: Promise<SendOutcome> }> {
+    await outcome;
+    return { kind: 'duplicate', outcome };
+  }
+
+  /** Starts the agent, detached from the request. */
+  #run(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+    scope: TaskScope,
+    clientMessage: Message,
+    existing: StoredTask | undefined,
+    precreated: boolean,
+  ): ExecutionSink {
+    const taskId = clientMessage.taskId!;
+    const contextId = clientMessage.contextId!;
+    const sink = new ExecutionSink({
+      manager: this.#manager,
+      scope,
+      taskId,
+      contextId,
+      clientMessage,
+      existing,
+      replyCompletes: precreated,
+      ...(request.metadata ? { requestMetadata: request.metadata } : {}),
+    });
+    const controller = new AbortController();
+    const context = requestContext(
+      clientMessage,
+      precreated ? undefined : existing,
+      ctx,
+      request,
+      controller.signal,
+    );
+    const execution: Execution = { controller, sink };
+    const key = `${ctx.tenant}\u0000${taskId}`;
+    let running = this.#executions.get(key);
+    if (!running) {
+      running = new Set();
+      this.#executions.set(key, running);
+    }
+    running.add(execution);
+    const done = (async () => {
+      let error: unknown;
+      let threw = false;
+      try {
+        await this.#executor.execute(context, sink);
+      } catch (e) {
+        error = e;
+        threw = true;
+      }
+      const set = this.#executions.get(key);
+      set?.delete(execution);
+      if (set && set.size === 0) this.#executions.delete(key);
+      try {
+        await sink.finish(error, threw, (set?.size ?? 0) > 0);
+      } catch {
+        // A store failure while finishing: nothing more can be done here.
+      }
+    })();
+    this.#running.add(done);
+    void done.finally(() => this.#running.delete(done));
+    return sink;
+  }
+
+  /** Resolves with the task once it is terminal or interrupted. */
+  #waitSettled(scope: TaskScope, taskId: string, signal?: AbortSignal): Promise<StoredTask | undefined> {
+    return new Promise<StoredTask | undefined>((resolve, reject) => {
+      let finished = false;
+      const waiter: Waiter = { reject: (e) => finish(undefined, e) };
+      const onAbort = (): void => finish(undefined, new UnavailableError('the client went away'));
+      const unsubscribe = this.#bus.subscribe({ tenant: scope.tenant, taskId }, (event) => {
+        if (!event.executionEnded && isSettled(event.state)) check();
+      });
+      const finish = (record: StoredTask | undefined, error?: unknown): void => {
+        if (finished) return;
+        finished = true;
+        unsubscribe();
+        this.#waiters.delete(waiter);
+        signal?.removeEventListener('abort', onAbort);
+        if (error !== undefined) reject(error);
+        else resolve(record);
+      };
+      const check = (): void => {
+        this.#manager.get(scope, taskId).then(
+          (record) => {
+            if (!record || isSettled(record.task.status.state)) finish(record);
+          },
+          (error: unknown) => finish(undefined, error),
+        );
+      };
+      this.#waiters.add(waiter);
+      if (signal) {
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      check();
+    });
+  }
+
+  // ---- GetTask / ListTasks / CancelTask / SubscribeToTask -------------------------------
+
+  async getTask(request: GetTaskRequest, ctx: ServerCallContext): Promise<Task> {
+    if (request.historyLength !== undefined && request.historyLength < 0) {
+      throw invalidParam('historyLength', 'must not be negative');
+    }
+    const record = await this.#manager.get(scopeOf(ctx), request.id);
+    if (!record) throw notFound(request.id);
+    return viewTask(record.task, request.historyLength);
+  }
+
+  async listTasks(request: ListTasksRequest, ctx: ServerCallContext): Promise<ListTasksResponse> {
+    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+      throw invalidParam('pageSize', 'must be between 1 and 100');
+    }
+    if (request.historyLength !== undefined && request.historyLength < 0) {
+      throw invalidParam('historyLength', 'must not be negative');
+    }
+    let status: TaskState | undefined;
+    if (request.status !== undefined && request.status !== TaskState.UNSPECIFIED) {
+      status = parseTaskState(request.status);
+      if (status === undefined) throw invalidParam('status', 'is not a TaskState');
+    }
+    let after: number | undefined;
+    if (request.statusTimestampAfter !== undefined) {
+      after = timestampToMillis(request.statusTimestampAfter);
+      if (!Number.isFinite(after)) throw invalidParam('statusTimestampAfter', 'is not an RFC 3339 timestamp');
+    }
+    const contextId = request.contextId ? request.contextId : undefined;
+    const binding: CursorBinding = {
+      tenant: ctx.tenant,
+      principal: ctx.principal.id,
+      contextId,
+      status,
+      statusTimeAtOrAfterMs: after,
+    };
+    let position: ListPosition | undefined;
+    if (request.pageToken) {
+      position = this.#cursors.decode(binding, request.pageToken);
+      if (!position) {
+        throw invalidParam('pageToken', 'is not a page token issued for this caller and these filters');
+      }
+    }
+    const page = await this.#store.list({
+      tenant: ctx.tenant,
+      owner: ctx.principal.id,
+      limit: pageSize,
+      ...(contextId !== undefined ? { contextId } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(after !== undefined ? { statusTimeAtOrAfterMs: after } : {}),
+      ...(position ? { after: position } : {}),
+    });
+    const includeArtifacts = request.includeArtifacts === true;
+    const tasks = page.tasks.map((record) => {
+      const task = viewTask(record.task, request.historyLength, includeArtifacts);
+      if (includeArtifacts && !task.artifacts) task.artifacts = [];
+      return task;
+    });
+    const last = page.tasks[page.tasks.length - 1];
+    return {
+      tasks,
+      nextPageToken:
+        page.hasMore && last
+          ? this.#cursors.encode(binding, { statusTimeMs: last.statusTimeMs, id: last.task.id })
+          : '',
+      pageSize,
+      totalSize: page.totalSize,
+    };
+  }
+
+  async cancelTask(request: CancelTaskRequest, ctx: ServerCallContext): Promise<Task> {
+    const scope = scopeOf(ctx);
+    let record = await this.#manager.get(scope, request.id);
+    if (!record) throw notFound(request.id);
+    const state = record.task.status.state;
+    if (state === TaskState.CANCELED) return viewTask(record.task);
+    if (!isCancelable(state)) throw notCancelable(record.task);
+    const key = `${ctx.tenant}\u0000${request.id}`;
+    if (this.#executor.cancel) {
+      const clientMessage = lastClientMessage(record.task);
+      const sink = new ExecutionSink({
+        manager: this.#manager,
+        scope,
+        taskId: record.task.id,
+        contextId: record.task.contextId ?? '',
+        clientMessage,
+        existing: record,
+      });
+      const controller = new AbortController();
+      const context = requestContext(clientMessage, record, ctx, undefined, controller.signal);
+      try {
+        await this.#executor.cancel(context, sink);
+      } catch (error) {
+        if (error instanceof A2AError) throw error;
+        throw new TaskNotCancelableError(`the agent could not cancel the task: ${errorText(error)}`);
+      } finally {
+        await sink.seal();
+      }
+    }
+    record = await this.#manager.get(scope, request.id);
+    if (!record) throw notFound(request.id);
+    if (!isTerminalState(record.task.status.state)) {
+      try {
+        record = await this.#manager.setStatus(
+          scope,
+          request.id,
+          TaskState.CANCELED,
+          undefined,
+          request.metadata,
+        );
+      } catch (error) {
+        if (!(error instanceof IllegalTaskEventError)) throw error;
+        record = await this.#manager.get(scope, request.id);
+        if (!record) throw notFound(request.id);
+      }
+    }
+    if (record.task.status.state !== TaskState.CANCELED) throw notCancelable(record.task);
+    for (const execution of this.#executions.get(key) ?? []) {
+      execution.controller.abort(new TaskCanceledReason(request.id));
+    }
+    return viewTask(record.task);
+  }
+
+  async subscribeToTask(
+    request: SubscribeToTaskRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    if (this.#card().capabilities.streaming !== true) {
+      throw new UnsupportedOperationError(
+        'this agent does not support streaming (capabilities.streaming is not true)',
+      );
+    }
+    const scope = scopeOf(ctx);
+    const record = await this.#manager.get(scope, request.id);
+    if (!record) throw notFound(request.id);
+    if (isTerminalState(record.task.status.state)) {
+      throw new UnsupportedOperationError(
+        `task ${request.id} is ${record.task.status.state}, a terminal state; there is nothing to subscribe to (use GetTask)`,
+      );
+    }
+    const stream = this.#openStream(ctx, undefined);
+    await this.#attach(stream, scope, request.id, false);
+    return stream;
+  }
+
+  /** Subscribes `stream` to a task, then starts it with the current snapshot. */
+  async #attach(
+    stream: TaskEventStream,
+    scope: TaskScope,
+    taskId: string,
+    closeIfSettled: boolean,
+  ): Promise<void> {
+    const unsubscribe = this.#bus.subscribe({ tenant: scope.tenant, taskId }, stream.handle);
+    stream.onEnd(unsubscribe);
+    const record = await this.#manager.get(scope, taskId);
+    if (!record) {
+      stream.return();
+      throw notFound(taskId);
+    }
+    stream.start(record.task, record.version, closeIfSettled);
+  }
+
+  #openStream(ctx: ServerCallContext, historyLength: number | undefined): TaskEventStream {
+    if (this.#closed) throw new UnavailableError('the server is shutting down');
+    const stream = new TaskEventStream((task) => viewTask(task, historyLength));
+    this.#streams.add(stream);
+    stream.onEnd(() => this.#streams.delete(stream));
+    const signal = ctx.signal;
+    if (signal) {
+      const onAbort = (): void => stream.end();
+      if (signal.aborted) stream.end();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        stream.onEnd(() => signal.removeEventListener('abort', onAbort));
+      }
+    }
+    return stream;
+  }
+
+  // ---- push notification configs --------------------------------------------------------
+
+  async createTaskPushNotificationConfig(
+    request: TaskPushNotificationConfig,
+    ctx: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    this.#requirePush();
+    if (!request.taskId) throw invalidParam('taskId', 'is required');
+    await this.#requireTask(ctx, request.taskId);
+    const { tenant: _tenant, ...config } = request;
+    return this.#pushStore.put(scopeOf(ctx), {
+      ...config,
+      id: config.id ? config.id : newId(),
+      taskId: request.taskId,
+    });
+  }
+
+  async getTaskPushNotificationConfig(
+    request: GetTaskPushNotificationConfigRequest,
+    ctx: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    this.#requirePush();
+    await this.#requireTask(ctx, request.taskId);
+    const config = await this.#pushStore.get(scopeOf(ctx), request.taskId, request.id);
+    if (!config)
+      throw new TaskNotFoundError(
+        `push notification config ${request.id} not found for task ${request.taskId}`,
+      );
+    return config;
+  }
+
+  async listTaskPushNotificationConfigs(
+    request: ListTaskPushNotificationConfigsRequest,
+    ctx: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    this.#requirePush();
+    const pageSize = request.pageSize ? request.pageSize : DEFAULT_PUSH_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+      throw invalidParam('pageSize', 'must be between 0 and 100');
+    }
+    await this.#requireTask(ctx, request.taskId);
+    let afterId: string | undefined;
+    if (request.pageToken) {
+      afterId = decodePushToken(request.pageToken);
+      if (afterId === undefined) throw invalidParam('pageToken', 'is not a page token issued by this server');
+    }
+    const page = await this.#pushStore.list(scopeOf(ctx), request.taskId, pageSize, afterId);
+    return {
+      configs: page.configs,
+      nextPageToken: page.nextAfterId === undefined ? '' : encodePushToken(page.nextAfterId),
+    };
+  }
+
+  async deleteTaskPushNotificationConfig(
+    request: DeleteTaskPushNotificationConfigRequest,
+    ctx: ServerCallContext,
+  ): Promise<Empty> {
+    this.#requirePush();
+    await this.#requireTask(ctx, request.taskId);
+    await this.#pushStore.delete(scopeOf(ctx), request.taskId, request.id);
+    return {};
+  }
+
+  #requirePush(): void {
+    if (this.#card().capabilities.pushNotifications !== true) {
+      throw new PushNotificationNotSupportedError(
+        'this agent does not support push notifications (capabilities.pushNotifications is not true)',
+      );
+    }
+  }
+
+  async #requireTask(ctx: ServerCallContext, taskId: string): Promise<StoredTask> {
+    const record = await this.#manager.get(scopeOf(ctx), taskId);
+    if (!record) throw notFound(taskId);
+    return record;
+  }
+
+  // ---- extended card, shutdown ----------------------------------------------------------
+
+  async getExtendedAgentCard(
+    _request: GetExtendedAgentCardRequest,
+    ctx: ServerCallContext,
+  ): Promise<AgentCard> {
+    if (this.#card().capabilities.extendedAgentCard !== true) {
+      throw new UnsupportedOperationError(
+        'this agent has no extended agent card (capabilities.extendedAgentCard is not true)',
+      );
+    }
+    const extended = this.#extendedCard;
+    if (extended === undefined) throw new ExtendedAgentCardNotConfiguredError();
+    return typeof extended === 'function' ? extended(ctx) : extended;
+  }
+
+  /**
+   * Stops accepting requests, aborts running executions (their tasks fail unless the agent
+   * ends them), ends open streams and releases waiting SendMessage calls.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const running of this.#executions.values()) {
+      for (const execution of running)
+        execution.controller.abort(new UnavailableError('the server is shutting down'));
+    }
+    for (const stream of [...this.#streams]) stream.end();
+    for (const waiter of [...this.#waiters])
+      waiter.reject(new UnavailableError('the server is shutting down'));
+    // Give aborted executions a moment to record their end; never wait for an agent that ignores its signal.
+    if (this.#running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.#running]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, 1000);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The abort reason given to an agent whose task was canceled. */
+export class TaskCanceledReason extends Error {
+  constructor(readonly taskId: string) {
+    super(`task ${taskId} was canceled`);
+    this.name = 'AbortError';
+  }
+}
+
+function scopeOf(ctx: ServerCallContext): TaskScope {
+  return { tenant: ctx.tenant, owner: ctx.principal.id };
+}
+
+function isSettled(state: TaskState): boolean {
+  return isTerminalState(state) || isInterruptedState(state);
+}
+
+/** The same error for a missing task and another caller's task (D36). */
+function notFound(taskId: string): TaskNotFoundError {
+  return new TaskNotFoundError(`task ${taskId} not found`);
+}
+
+function notCancelable(task: Task): TaskNotCancelableError {
+  return new TaskNotCancelableError(`task ${task.id} is ${task.status.state} and cannot be canceled`);
+}
+
+function terminalTask(task: Task): UnsupportedOperationError {
+  return new UnsupportedOperationError(
+    `task ${task.id} is ${task.status.state}, a terminal state, and accepts no more messages; send a new message without taskId (with contextId ${task.contextId ?? ''}) for a follow-up`,
+  );
+}
+
+function invalidParam(path: string, description: string): InvalidParamsError {
+  return new InvalidParamsError(`${path} ${description}`, { violations: [{ path, description }] });
+}
+
+function lastClientMessage(task: Task): Message {
+  const history = task.history ?? [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i]!.role === Role.USER) return history[i]!;
+  }
+  return {
+    messageId: newId(),
+    role: Role.USER,
+    parts: [{ text: '' }],
+    taskId: task.id,
+    contextId: task.contextId ?? '',
+  };
+}
+
+function requestContext(
+  message: Message,
+  existing: StoredTask | undefined,
+  ctx: ServerCallContext,
+  request: SendMessageRequest | undefined,
+  signal: AbortSignal,
+): RequestContext {
+  return {
+    message,
+    // A copy: the stored task is shared and must never be changed by the agent.
+    task: existing ? structuredClone(existing.task) : undefined,
+    taskId: message.taskId ?? existing?.task.id ?? '',
+    contextId: message.contextId ?? existing?.task.contextId ?? '',
+    principal: ctx.principal,
+    tenant: ctx.tenant,
+    requestedExtensions: ctx.requestedExtensions,
+    configuration: request?.configuration,
+    metadata: request?.metadata,
+    signal,
+    text: messageText(message),
+    data: messageData(message),
+  };
+}
+
+function encodePushToken(afterId: string): string {
+  return Buffer.from(afterId, 'utf8').toString('base64url');
+}
+
+function decodePushToken(token: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+  const id = Buffer.from(token, 'base64url').toString('utf8');
+  return id.length > 0 && encodePushToken(id) === token ? id : undefined;
 }

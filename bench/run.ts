@@ -1,0 +1,544 @@
+/**
+ * `npm run bench`: a2a-kit against the official SDK (@a2a-js/sdk) serving the same `bench`
+ * agent, each in its own child process on 127.0.0.1, plus a bare node:http server as the
+ * ceiling. Scenarios run in alternating rounds so that drift on a shared machine hits
+ * every server alike; the figure reported is the median round.
+ *
+ * Environment knobs: BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (5), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS (32), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
+ * ids), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
+ * with `node --import tsx bench/profile-summary.ts`).
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { ChildMessage, ParentMessage } from './servers/child.js';
+import { sseLoad } from './sse-load.js';
+
+const env = process.env;
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const ROUND_SECONDS = Number(env.BENCH_ROUND_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(env.BENCH_WARMUP_SECONDS ?? 2);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+const MEMORY_TASKS = Number(env.BENCH_MEMORY_TASKS ?? 10_000);
+const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : undefined;
+const PROFILE = env.BENCH_PROFILE === '1';
+const PROFILE_DIR = fileURLToPath(new URL('./profiles/', import.meta.url));
+
+type ServerName = 'a2a-kit' | 'sdk' | 'bare';
+const SERVER_FILES: Record<ServerName, string> = {
+  'a2a-kit': fileURLToPath(new URL('./servers/kit.ts', import.meta.url)),
+  sdk: fileURLToPath(new URL('./servers/sdk.ts', import.meta.url)),
+  bare: fileURLToPath(new URL('./servers/bare.ts', import.meta.url)),
+};
+
+// ---- child processes --------------------------------------------------------------------
+
+/**
+ * Each server gets one core to itself and the load generator the other, so a figure is what
+ * one core of the server can do, not how the two processes happen to share the machine.
+ * BENCH_PIN=0 turns this off (e.g. where taskset is missing).
+ */
+const PIN = env.BENCH_PIN !== '0';
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+function pin(pid: number | undefined, cpu: number): void {
+  if (!PIN || pid === undefined) return;
+  try {
+    execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
+  } catch {
+    // No taskset or a single core: run unpinned.
+  }
+}
+pin(process.pid, LOAD_CPU);
+
+interface BenchServer {
+  name: ServerName;
+  child: ChildProcess;
+  base: string;
+}
+
+const children = new Set<ChildProcess>();
+
+function nextMessage(child: ChildProcess, timeoutMs: number): Promise<ChildMessage> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error('child did not answer in time'));
+    }, timeoutMs);
+    const onMessage = (message: ChildMessage): void => {
+      cleanup();
+      resolve(message);
+    };
+    const onExit = (code: number | null): void => {
+      cleanup();
+      reject(new Error(`child exited with ${code}`));
+    };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+async function startServer(name: ServerName, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+  const execArgv = ['--import', 'tsx', '--expose-gc'];
+  if (PROFILE && name === 'a2a-kit') {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
+  }
+  const child = fork(SERVER_FILES[name], [], {
+    execArgv,
+    env: { ...env, ...extraEnv, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  pin(child.pid, SERVER_CPU);
+  const message = await nextMessage(child, 30_000);
+  if (message.type !== 'ready') {
+    throw new Error(`${name} failed to start: ${message.type === 'error' ? message.message : message.type}`);
+  }
+  return { name, child, base: `http://127.0.0.1:${message.port}` };
+}
+
+async function stopServer(server: BenchServer): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    child.send({ type: 'exit' } satisfies ParentMessage);
+  } catch {
+    child.kill('SIGKILL');
+  }
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function killAll(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+async function measureMemory(server: BenchServer): Promise<{ rss: number; heapUsed: number; gc: boolean }> {
+  server.child.send({ type: 'measure' } satisfies ParentMessage);
+  const message = await nextMessage(server.child, 30_000);
+  if (message.type !== 'memory') throw new Error(`${server.name}: unexpected ${message.type}`);
+  return message;
+}
+
+// ---- requests -----------------------------------------------------------------------------
+
+const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+
+function userMessage(text: string, messageId = '[<id>]'): object {
+  return { messageId, role: 'ROLE_USER', parts: [{ text }] };
+}
+
+function jsonRpcBody(method: string, text: string, messageId?: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: userMessage(text, messageId) } });
+}
+
+function restBody(text: string, messageId?: string): string {
+  return JSON.stringify({ message: userMessage(text, messageId) });
+}
+
+async function postJson(url: string, body: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, { method: 'POST', headers: HEADERS, body });
+  return { status: res.status, text: await res.text() };
+}
+
+function check(condition: unknown, what: string): asserts condition {
+  if (!condition) throw new Error(what);
+}
+
+// ---- scenarios ----------------------------------------------------------------------------
+
+interface Scenario {
+  id: string;
+  label: string;
+  unit: string;
+  servers: ServerName[];
+  /** a2a-kit / SDK must be at least this. */
+  minRatio: number;
+  /** One correct exchange; throws when the server answers wrongly. */
+  smoke(base: string): Promise<void>;
+  /** Load for `seconds`; returns the figure (higher is better) and a note on failures. */
+  load(base: string, seconds: number): Promise<{ value: number; failures: number }>;
+}
+
+async function cannon(
+  url: string,
+  body: string,
+  seconds: number,
+  verify: (body: string) => boolean,
+): Promise<{ value: number; failures: number }> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: HEADERS,
+    body,
+    idReplacement: true,
+    connections: CONNECTIONS,
+    duration: seconds,
+    verifyBody: verify,
+  });
+  return {
+    value: result.requests.total / result.duration,
+    failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
+  };
+}
+
+let bareBody = '';
+
+const scenarios: Scenario[] = [
+  {
+    id: 'jsonrpc-echo',
+    label: 'JSON-RPC SendMessage echo',
+    unit: 'req/s',
+    servers: ['a2a-kit', 'sdk', 'bare'],
+    minRatio: 3,
+    async smoke(base) {
+      const res = await postJson(`${base}/a2a/jsonrpc`, jsonRpcBody('SendMessage', 'echo:hello', 'smoke-1'));
+      check(res.status === 200, `status ${res.status}: ${res.text.slice(0, 300)}`);
+      const parsed = JSON.parse(res.text) as { result?: { message?: { parts?: { text?: string }[] } } };
+      check(
+        parsed.result?.message?.parts?.[0]?.text === 'hello',
+        `unexpected reply ${res.text.slice(0, 300)}`,
+      );
+      if (!bareBody) bareBody = res.text;
+    },
+    load: (base, seconds) =>
+      cannon(`${base}/a2a/jsonrpc`, jsonRpcBody('SendMessage', 'echo:hello'), seconds, (b) =>
+        b.includes('"result"'),
+      ),
+  },
+  {
+    id: 'jsonrpc-task',
+    label: 'JSON-RPC SendMessage task',
+    unit: 'req/s',
+    servers: ['a2a-kit', 'sdk'],
+    minRatio: 3,
+    async smoke(base) {
+      const res = await postJson(`${base}/a2a/jsonrpc`, jsonRpcBody('SendMessage', 'task:hello', 'smoke-2'));
+      check(res.status === 200, `status ${res.status}: ${res.text.slice(0, 300)}`);
+      const parsed = JSON.parse(res.text) as {
+        result?: { task?: { status?: { state?: string }; artifacts?: { parts?: { text?: string }[] }[] } };
+      };
+      const task = parsed.result?.task;
+      check(task?.status?.state === 'TASK_STATE_COMPLETED', `not completed: ${res.text.slice(0, 300)}`);
+      check(task.artifacts?.[0]?.parts?.[0]?.text === 'hello', `wrong artifact: ${res.text.slice(0, 300)}`);
+    },
+    load: (base, seconds) =>
+      cannon(`${base}/a2a/jsonrpc`, jsonRpcBody('SendMessage', 'task:hello'), seconds, (b) =>
+        b.includes('TASK_STATE_COMPLETED'),
+      ),
+  },
+  {
+    id: 'rest-task',
+    label: 'REST message:send task',
+    unit: 'req/s',
+    servers: ['a2a-kit', 'sdk'],
+    minRatio: 3,
+    async smoke(base) {
+      const res = await postJson(`${base}/a2a/rest/message:send`, restBody('task:hello', 'smoke-3'));
+      check(res.status === 200, `status ${res.status}: ${res.text.slice(0, 300)}`);
+      const parsed = JSON.parse(res.text) as { task?: { status?: { state?: string } } };
+      check(
+        parsed.task?.status?.state === 'TASK_STATE_COMPLETED',
+        `not completed: ${res.text.slice(0, 300)}`,
+      );
+    },
+    load: (base, seconds) =>
+      cannon(`${base}/a2a/rest/message:send`, restBody('task:hello'), seconds, (b) =>
+        b.includes('TASK_STATE_COMPLETED'),
+      ),
+  },
+  {
+    id: 'jsonrpc-stream',
+    label: 'SendStreamingMessage stream:100',
+    unit: 'events/s',
+    servers: ['a2a-kit', 'sdk'],
+    minRatio: 10,
+    async smoke(base) {
+      const res = await fetch(`${base}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { ...HEADERS, accept: 'text/event-stream' },
+        body: jsonRpcBody('SendStreamingMessage', 'stream:100', 'smoke-4'),
+      });
+      const text = await res.text();
+      const events = text.split('\n').filter((line) => line.startsWith('data:'));
+      check(res.status === 200, `status ${res.status}: ${text.slice(0, 300)}`);
+      check(events.length >= 101, `only ${events.length} events`);
+      check(events.at(-1)?.includes('TASK_STATE_COMPLETED'), `last event not COMPLETED: ${events.at(-1)}`);
+    },
+    async load(base, seconds) {
+      const result = await sseLoad({
+        url: `${base}/a2a/jsonrpc`,
+        body: jsonRpcBody('SendStreamingMessage', 'stream:100'),
+        headers: { ...HEADERS, accept: 'text/event-stream' },
+        connections: Math.max(1, Math.floor(CONNECTIONS / 2)),
+        durationMs: seconds * 1000,
+        expectLast: 'TASK_STATE_COMPLETED',
+      });
+      return { value: result.eventsPerSecond, failures: result.errors + result.badStreams };
+    },
+  },
+  // Hook for the gRPC binding: add a scenario here whose `load` drives
+  // `/lf.a2a.v1.A2AService/SendMessage` (echo and task) on a `--grpc-port` of each child
+  // (the SDK side via `grpcService` from '@a2a-js/sdk/server/grpc'), e.g. with a bounded
+  // loop of @grpc/grpc-js unary calls at CONNECTIONS concurrency; servers/kit.ts and
+  // servers/sdk.ts then report `grpcPort` next to `port` in their ready message.
+];
+
+// ---- running ------------------------------------------------------------------------------
+
+interface Figure {
+  value?: number;
+  failures: number;
+  error?: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function runScenario(
+  scenario: Scenario,
+  servers: Map<ServerName, BenchServer>,
+): Promise<Map<ServerName, Figure>> {
+  const figures = new Map<ServerName, Figure>();
+  const live: BenchServer[] = [];
+  for (const name of scenario.servers) {
+    const server = servers.get(name);
+    if (!server) continue;
+    try {
+      await scenario.smoke(server.base);
+      live.push(server);
+    } catch (err) {
+      figures.set(name, { failures: 0, error: err instanceof Error ? err.message : String(err) });
+      process.stdout.write(`  ${name}: smoke check failed: ${figures.get(name)?.error}\n`);
+    }
+  }
+  for (const server of live) await scenario.load(server.base, WARMUP_SECONDS);
+  const rounds = new Map<ServerName, number[]>(live.map((s) => [s.name, []]));
+  const failures = new Map<ServerName, number>(live.map((s) => [s.name, 0]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? live : [...live].reverse();
+    for (const server of order) {
+      const { value, failures: failed } = await scenario.load(server.base, ROUND_SECONDS);
+      rounds.get(server.name)!.push(value);
+      failures.set(server.name, failures.get(server.name)! + failed);
+      process.stdout.write(`  round ${round + 1} ${server.name}: ${value.toFixed(0)} ${scenario.unit}\n`);
+    }
+  }
+  for (const server of live) {
+    figures.set(server.name, {
+      value: median(rounds.get(server.name)!),
+      failures: failures.get(server.name)!,
+    });
+  }
+  return figures;
+}
+
+interface MemoryFigure {
+  rssMb: number;
+  heapMb: number;
+  bytesPerTask: number;
+  gc: boolean;
+  error?: string;
+}
+
+async function memoryScenario(name: ServerName): Promise<MemoryFigure> {
+  const server = await startServer(name);
+  try {
+    // Warm the code paths with direct replies (nothing stored), then take the baseline.
+    await autocannon({
+      url: `${server.base}/a2a/jsonrpc`,
+      method: 'POST',
+      headers: HEADERS,
+      body: jsonRpcBody('SendMessage', 'echo:warm'),
+      idReplacement: true,
+      connections: 8,
+      amount: 2_000,
+    });
+    const before = await measureMemory(server);
+    const result = await autocannon({
+      url: `${server.base}/a2a/jsonrpc`,
+      method: 'POST',
+      headers: HEADERS,
+      body: jsonRpcBody('SendMessage', 'task:a stored task'),
+      idReplacement: true,
+      connections: CONNECTIONS,
+      amount: MEMORY_TASKS,
+      verifyBody: (b) => b.includes('TASK_STATE_COMPLETED'),
+    });
+    const failed = result.errors + result.timeouts + result.non2xx + result.mismatches;
+    const after = await measureMemory(server);
+    return {
+      rssMb: after.rss / 2 ** 20,
+      heapMb: after.heapUsed / 2 ** 20,
+      bytesPerTask: (after.heapUsed - before.heapUsed) / MEMORY_TASKS,
+      gc: after.gc,
+      ...(failed ? { error: `${failed} of ${MEMORY_TASKS} requests failed` } : {}),
+    };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+function fmt(value: number | undefined, digits = 0): string {
+  if (value === undefined || !Number.isFinite(value)) return 'n/a';
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  process.stdout.write(
+    `a2a-kit bench: ${ROUNDS} x ${ROUND_SECONDS}s rounds (+${WARMUP_SECONDS}s warm-up), ${CONNECTIONS} connections, node ${process.version}\n`,
+  );
+  const rows: string[][] = [['scenario', 'a2a-kit', 'SDK', 'kit/SDK', 'bare', 'target', 'met']];
+  const notes: string[] = [];
+
+  if (!ONLY || ONLY.has('memory')) {
+    process.stdout.write(`memory after ${MEMORY_TASKS} completed tasks\n`);
+    const memory = new Map<ServerName, MemoryFigure>();
+    for (const name of ['a2a-kit', 'sdk'] as const) {
+      try {
+        memory.set(name, await memoryScenario(name));
+      } catch (err) {
+        notes.push(`memory ${name}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      const error = memory.get(name)?.error;
+      if (error) notes.push(`memory ${name}: ${error}`);
+    }
+    const kit = memory.get('a2a-kit');
+    const sdk = memory.get('sdk');
+    const ratio = (a?: number, b?: number): string => (a !== undefined && b ? `${fmt(a / b, 2)}x` : 'n/a');
+    rows.push([
+      'RSS after tasks (MiB)',
+      fmt(kit?.rssMb, 1),
+      fmt(sdk?.rssMb, 1),
+      ratio(kit?.rssMb, sdk?.rssMb),
+      '',
+      '',
+      '',
+    ]);
+    rows.push([
+      'heap after GC (MiB)',
+      fmt(kit?.heapMb, 1),
+      fmt(sdk?.heapMb, 1),
+      ratio(kit?.heapMb, sdk?.heapMb),
+      '',
+      '',
+      '',
+    ]);
+    const met =
+      kit && sdk && !kit.error && !sdk.error
+        ? kit.bytesPerTask <= sdk.bytesPerTask / 2
+          ? 'yes'
+          : 'NO'
+        : '?';
+    rows.push([
+      'heap per stored task (B)',
+      fmt(kit?.bytesPerTask),
+      fmt(sdk?.bytesPerTask),
+      ratio(kit?.bytesPerTask, sdk?.bytesPerTask),
+      '',
+      '<= 0.5x',
+      met,
+    ]);
+    if (kit && !kit.gc) notes.push('heap figures without forced GC (--expose-gc unavailable)');
+  }
+
+  const wanted = scenarios.filter((s) => !ONLY || ONLY.has(s.id));
+  if (wanted.length > 0) {
+    const servers = new Map<ServerName, BenchServer>();
+    try {
+      for (const name of ['a2a-kit', 'sdk'] as const) {
+        try {
+          servers.set(name, await startServer(name));
+        } catch (err) {
+          notes.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      for (const scenario of wanted) {
+        process.stdout.write(`${scenario.label}\n`);
+        if (scenario.servers.includes('bare') && !servers.has('bare')) {
+          // The bare server answers with the bytes a2a-kit gave for the same request.
+          const first = servers.get('a2a-kit') ?? servers.get('sdk');
+          if (first) await scenario.smoke(first.base).catch(() => undefined);
+          servers.set('bare', await startServer('bare', { BENCH_BARE_BODY: bareBody }));
+        }
+        const figures = await runScenario(scenario, servers);
+        const kit = figures.get('a2a-kit');
+        const sdk = figures.get('sdk');
+        const bare = figures.get('bare');
+        for (const [name, figure] of figures) {
+          if (figure.error) notes.push(`${scenario.id} ${name}: ${figure.error}`);
+          else if (figure.failures)
+            notes.push(`${scenario.id} ${name}: ${figure.failures} failed requests/streams`);
+        }
+        const ratio = kit?.value !== undefined && sdk?.value ? kit.value / sdk.value : undefined;
+        let met = ratio === undefined ? '?' : ratio >= scenario.minRatio ? 'yes' : 'NO';
+        let target = `>= ${scenario.minRatio}x`;
+        if (bare?.value !== undefined) {
+          target += ', >= 0.5 bare';
+          const halfBare = kit?.value !== undefined && kit.value >= bare.value / 2;
+          met = met === 'yes' && halfBare ? 'yes' : met === '?' ? '?' : 'NO';
+          if (kit?.value !== undefined)
+            notes.push(`${scenario.id}: a2a-kit at ${fmt((kit.value / bare.value) * 100)}% of bare`);
+        }
+        rows.push([
+          `${scenario.label} (${scenario.unit})`,
+          fmt(kit?.value),
+          fmt(sdk?.value),
+          ratio === undefined ? 'n/a' : `${fmt(ratio, 2)}x`,
+          bare ? fmt(bare.value) : '',
+          target,
+          met,
+        ]);
+      }
+    } finally {
+      await Promise.all([...servers.values()].map(stopServer));
+    }
+  }
+
+  process.stdout.write(`\n${table(rows)}\n`);
+  if (notes.length) process.stdout.write(`\nnotes:\n${notes.map((n) => `  - ${n}`).join('\n')}\n`);
+  if (PROFILE) process.stdout.write(`\ncpu profiles of the a2a-kit child: ${PROFILE_DIR}\n`);
+  process.stdout.write(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+main().then(
+  () => killAll(),
+  (err: unknown) => {
+    process.stderr.write(
+      `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    killAll();
+    process.exitCode = 1;
+  },
+);

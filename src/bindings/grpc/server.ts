@@ -1,0 +1,331 @@
+/**
+ * The gRPC binding, server side: `lf.a2a.v1.A2AService` on grpc-js. Each RPC decodes and
+ * validates its request, reads the service parameters from metadata (spec 10.2), calls exactly
+ * one {@link RequestHandler} method and encodes the answer. No operation logic lives here.
+ */
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  type ChannelOptions,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import type { TSchema } from '@sinclair/typebox';
+import { InvalidParamsError, ParseError } from '../../errors/a2a-error.js';
+import { OPERATIONS, type A2AMethod } from '../../model/operations.js';
+import type * as model from '../../model/schema.js';
+import { compile, formatViolations, type Validator } from '../../model/validate.js';
+import { ANONYMOUS, type Principal, type ServerCallContext } from '../../server/context.js';
+import type { RequestHandler } from '../../server/request-handler.js';
+import {
+  EXTENSIONS_HEADER,
+  LEGACY_EXTENSIONS_HEADER,
+  VERSION_HEADER,
+  checkRequiredExtensions,
+  parseExtensions,
+  resolveVersion,
+} from '../service-params.js';
+import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
+import { encodeFast, toGrpcStatus } from './wire.js';
+
+/** Default largest message accepted or sent: 4 MiB (the gRPC default). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** What an authenticator sees of a gRPC call. */
+export interface GrpcAuthRequest {
+  /** The A2A method being called. */
+  readonly method: A2AMethod;
+  /** Request metadata, keys lowercase (`authorization`, ...); binary (`-bin`) keys omitted. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The client's address as grpc-js reports it. */
+  readonly peer: string;
+}
+
+/** Options of {@link GrpcBinding}. */
+export interface GrpcBindingOptions {
+  /**
+   * Largest request or response message in bytes; larger requests get RESOURCE_EXHAUSTED.
+   * @default 4 MiB
+   */
+  maxMessageBytes?: number;
+  /** HTTP/2 keepalive pings from the server to idle clients. */
+  keepalive?: {
+    /** Ping interval. @default 60000 */
+    timeMs?: number;
+    /** Close the connection when a ping is not answered within this time. @default 20000 */
+    timeoutMs?: number;
+  };
+  /**
+   * Resolves the caller from metadata (`authorization`, ...). Return undefined for an anonymous
+   * call; throw `UnauthenticatedError` / `PermissionDeniedError` to refuse it.
+   * @default every call is anonymous
+   */
+  authenticate?: (request: GrpcAuthRequest) => Principal | undefined | Promise<Principal | undefined>;
+  /**
+   * How long {@link GrpcBinding.close} lets running calls finish before cancelling them.
+   * @default 2000
+   */
+  shutdownGraceMs?: number;
+  /** Extra grpc-js channel options, applied last. */
+  channelOptions?: ChannelOptions;
+}
+
+type UnaryMethod = Exclude<A2AMethod, 'SendStreamingMessage' | 'SubscribeToTask'>;
+type StreamingMethod = 'SendStreamingMessage' | 'SubscribeToTask';
+
+/** One handler call per unary RPC; requests arrive schema-valid, so the casts are checked facts. */
+const UNARY: Record<UnaryMethod, (h: RequestHandler, r: unknown, c: ServerCallContext) => Promise<unknown>> =
+  {
+    SendMessage: (h, r, c) => h.sendMessage(r as model.SendMessageRequest, c),
+    GetTask: (h, r, c) => h.getTask(r as model.GetTaskRequest, c),
+    ListTasks: (h, r, c) => h.listTasks(r as model.ListTasksRequest, c),
+    CancelTask: (h, r, c) => h.cancelTask(r as model.CancelTaskRequest, c),
+    CreateTaskPushNotificationConfig: (h, r, c) =>
+      h.createTaskPushNotificationConfig(r as model.TaskPushNotificationConfig, c),
+    GetTaskPushNotificationConfig: (h, r, c) =>
+      h.getTaskPushNotificationConfig(r as model.GetTaskPushNotificationConfigRequest, c),
+    ListTaskPushNotificationConfigs: (h, r, c) =>
+      h.listTaskPushNotificationConfigs(r as model.ListTaskPushNotificationConfigsRequest, c),
+    DeleteTaskPushNotificationConfig: (h, r, c) =>
+      h.deleteTaskPushNotificationConfig(r as model.DeleteTaskPushNotificationConfigRequest, c),
+    GetExtendedAgentCard: (h, r, c) => h.getExtendedAgentCard(r as model.GetExtendedAgentCardRequest, c),
+  };
+
+const STREAMING: Record<
+  StreamingMethod,
+  (h: RequestHandler, r: unknown, c: ServerCallContext) => Promise<AsyncIterable<model.StreamResponse>>
+> = {
+  SendStreamingMessage: (h, r, c) => h.sendStreamingMessage(r as model.SendMessageRequest, c),
+  SubscribeToTask: (h, r, c) => h.subscribeToTask(r as model.SubscribeToTaskRequest, c),
+};
+
+const validators = new Map<A2AMethod, Validator<unknown>>();
+
+/** Schema check of a decoded request (the JSON is canonical ProtoJSON, so the strict check fits). */
+function validate(method: A2AMethod, value: unknown): unknown {
+  let v = validators.get(method);
+  if (!v) {
+    v = compile(OPERATIONS[method].request as TSchema);
+    validators.set(method, v);
+  }
+  const result = v.check(value);
+  if (result.ok) return result.value;
+  throw new InvalidParamsError(`Invalid parameters: ${formatViolations(result.violations)}`, {
+    violations: result.violations,
+  });
+}
+
+function first(metadata: Metadata, key: string): string | undefined {
+  const values = metadata.get(key);
+  if (values.length === 0) return undefined;
+  return values.map(String).join(',');
+}
+
+function headersOf(metadata: Metadata): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata.getMap())) {
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Serves `lf.a2a.v1.A2AService` for a {@link RequestHandler}.
+ *
+ * @example
+ * const grpc = new GrpcBinding(handler);
+ * const port = await grpc.listen(0);
+ * // ... later
+ * await grpc.close();
+ */
+export class GrpcBinding {
+  /** The underlying grpc-js server (for adding more services). */
+  readonly server: Server;
+  private readonly handler: RequestHandler;
+  private readonly options: GrpcBindingOptions;
+  private bound = false;
+
+  constructor(handler: RequestHandler, options: GrpcBindingOptions = {}) {
+    this.handler = handler;
+    this.options = options;
+    const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.server = new Server({
+      'grpc.max_receive_message_length': max,
+      'grpc.max_send_message_length': max,
+      'grpc.keepalive_time_ms': options.keepalive?.timeMs ?? 60_000,
+      'grpc.keepalive_timeout_ms': options.keepalive?.timeoutMs ?? 20_000,
+      ...options.channelOptions,
+    });
+    const impl: UntypedServiceImplementation = {};
+    for (const m of Object.values(GRPC_METHODS)) {
+      impl[m.method] = m.streaming
+        ? (call: ServerWritableStream<DecodedRequest, Uint8Array>) => void this.serveStream(m, call)
+        : (call: ServerUnaryCall<DecodedRequest, Uint8Array>, callback: sendUnaryData<Uint8Array>) =>
+            void this.serveUnary(m, call, callback);
+    }
+    this.server.addService(serverServiceDefinition(), impl);
+  }
+
+  /**
+   * Starts listening; resolves to the bound port (useful with port 0). Plaintext by default,
+   * meant for loopback or behind a TLS-terminating proxy; pass `credentials` for TLS.
+   */
+  listen(port: number, host = '127.0.0.1', credentials?: ServerCredentials): Promise<number> {
+    const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+    return new Promise((resolve, reject) => {
+      this.server.bindAsync(address, credentials ?? ServerCredentials.createInsecure(), (err, bound) => {
+        if (err) reject(err);
+        else {
+          this.bound = true;
+          resolve(bound);
+        }
+      });
+    });
+  }
+
+  /** Stops accepting calls, lets running ones finish for the grace period, then cancels them. */
+  close(): Promise<void> {
+    if (!this.bound) return Promise.resolve();
+    this.bound = false;
+    const grace = this.options.shutdownGraceMs ?? 2000;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, grace);
+      timer.unref();
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Builds the call context from metadata and the request's `tenant` (spec 10.2). */
+  private async context(
+    m: GrpcMethod,
+    call: { readonly metadata: Metadata; getPeer(): string },
+    protocolVersion: string,
+    request: unknown,
+    signal: AbortSignal,
+  ): Promise<ServerCallContext> {
+    const metadata = call.metadata;
+    let principal: Principal = ANONYMOUS;
+    if (this.options.authenticate) {
+      principal =
+        (await this.options.authenticate({
+          method: m.method,
+          headers: headersOf(metadata),
+          peer: call.getPeer(),
+        })) ?? ANONYMOUS;
+    }
+    const ext = metadata.get(EXTENSIONS_HEADER);
+    const legacy = metadata.get(LEGACY_EXTENSIONS_HEADER);
+    const requestedExtensions =
+      ext.length + legacy.length === 0 ? [] : parseExtensions([...ext, ...legacy].map(String));
+    const activatedExtensions = new Set<string>();
+    checkRequiredExtensions(this.handler.agentCard(), requestedExtensions, activatedExtensions);
+    const tenant = (request as { tenant?: unknown }).tenant;
+    return {
+      tenant: typeof tenant === 'string' ? tenant : '',
+      principal,
+      requestedExtensions,
+      activatedExtensions,
+      protocolVersion,
+      signal,
+    };
+  }
+
+  /** The decoded, schema-valid request, or the INVALID_ARGUMENT error for it. */
+  private request(m: GrpcMethod, decoded: DecodedRequest): unknown {
+    if (!decoded.ok) {
+      throw new ParseError(`Request is not a valid ${m.input.typeName} message: ${decoded.reason}`);
+    }
+    return validate(m.method, decoded.value);
+  }
+
+  private responseMetadata(ctx: ServerCallContext): Metadata | undefined {
+    if (ctx.activatedExtensions.size === 0) return undefined;
+    const md = new Metadata();
+    md.set(EXTENSIONS_HEADER, [...ctx.activatedExtensions].join(','));
+    return md;
+  }
+
+  private async serveUnary(
+    m: GrpcMethod,
+    call: ServerUnaryCall<DecodedRequest, Uint8Array>,
+    callback: sendUnaryData<Uint8Array>,
+  ): Promise<void> {
+    const abort = new AbortController();
+    call.once('cancelled', () => abort.abort());
+    try {
+      // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
+      const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
+      const request = this.request(m, call.request);
+      const ctx = await this.context(m, call, version, request, abort.signal);
+      const result = await UNARY[m.method as UnaryMethod](this.handler, request, ctx);
+      const bytes = encodeFast(m.output, result);
+      const md = this.responseMetadata(ctx);
+      if (md) call.sendMetadata(md);
+      callback(null, bytes);
+    } catch (err) {
+      callback(toGrpcStatus(err));
+    }
+  }
+
+  private async serveStream(
+    m: GrpcMethod,
+    call: ServerWritableStream<DecodedRequest, Uint8Array>,
+  ): Promise<void> {
+    const abort = new AbortController();
+    let iterator: AsyncIterator<model.StreamResponse> | undefined;
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      abort.abort();
+      wake?.();
+      // The client went away: stop reading events, never cancel the task (spec 3.1.2 / DESIGN).
+      void iterator?.return?.()?.catch(() => undefined);
+    };
+    call.once('cancelled', stop);
+    try {
+      // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
+      const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
+      const request = this.request(m, call.request);
+      const ctx = await this.context(m, call, version, request, abort.signal);
+      const iterable = await STREAMING[m.method as StreamingMethod](this.handler, request, ctx);
+      iterator = iterable[Symbol.asyncIterator]();
+      if (stopped) {
+        await iterator.return?.();
+        return;
+      }
+      const md = this.responseMetadata(ctx);
+      if (md) call.sendMetadata(md);
+      while (!stopped) {
+        const next = await iterator.next();
+        if (next.done || stopped) break;
+        const bytes = encodeFast(m.output, next.value);
+        if (!call.write(bytes) && !stopped) {
+          // Backpressure: wait until grpc-js drained its buffer (or the client left).
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            call.once('drain', resolve);
+          });
+          call.removeListener('drain', wake as () => void);
+          wake = undefined;
+        }
+      }
+      if (!stopped) call.end();
+    } catch (err) {
+      if (stopped) return;
+      stopped = true;
+      void iterator?.return?.()?.catch(() => undefined);
+      call.emit('error', toGrpcStatus(err));
+    }
+  }
+}

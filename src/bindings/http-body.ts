@@ -1,0 +1,220 @@
+/**
+ * Request-body handling shared by the JSON-RPC and REST bindings: a runtime-neutral view of an
+ * HTTP exchange, bounded body reading, media-type checks, JSON parsing and request validation.
+ */
+import { ParseError } from '../errors/a2a-error.js';
+import type { A2AMethod } from '../model/operations.js';
+import { parseRequest } from '../model/validators.js';
+import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../model/schema.js';
+import type { ServerCallContext } from '../server/context.js';
+import type { RequestHandler } from '../server/request-handler.js';
+
+/** Default request body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * One incoming HTTP request as the bindings see it, whatever the runtime (node:http, fetch).
+ * Header names are lowercase.
+ */
+export interface HttpRequest {
+  readonly method: string;
+  /** The path below the binding's root, without the query (`/message:send`). Percent-encoded. */
+  readonly path: string;
+  /** The raw query string without `?` (`""` for none). */
+  readonly query: string;
+  /** First value of a header (lowercase name). */
+  header(name: string): string | undefined;
+  /** Every value of a header, repeated headers included (lowercase name). */
+  headerValues(name: string): string[];
+  /** Reads the whole body, failing with {@link BodyTooLargeError} as soon as it passes `limit` bytes. */
+  readBody(limit: number): Promise<Buffer>;
+  /** Aborted when the client goes away. */
+  readonly signal?: AbortSignal;
+}
+
+/** One answer: a complete body, or an SSE stream of already framed chunks. */
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  /** SSE frames (`data: ...\n\n`); written in order with backpressure. */
+  stream?: SseSource;
+}
+
+/** What an SSE reply streams: framed text chunks, and a way to stop early. */
+export interface SseSource {
+  /** The next frame, or `undefined` when the stream is over. Never rejects. */
+  next(): Promise<string | undefined>;
+  /** Stops the stream (client gone, server closing); never cancels the underlying task. */
+  stop(): void;
+}
+
+/** The body is larger than the configured limit (answered with HTTP 413). */
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`Request body exceeds the limit of ${limit} bytes`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/** The request's Content-Type is not a JSON media type (answered with HTTP 415). */
+export class UnsupportedMediaTypeError extends Error {
+  constructor(readonly mediaType: string) {
+    super(
+      `Unsupported Content-Type ${JSON.stringify(mediaType)}: send application/json or application/a2a+json`,
+    );
+    this.name = 'UnsupportedMediaTypeError';
+  }
+}
+
+/**
+ * True for `application/json`, `application/a2a+json` and any `+json` type, with or without
+ * parameters (DIGEST N14); also true when no Content-Type was sent (lenient).
+ */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType === '') return true;
+  let end = contentType.indexOf(';');
+  if (end < 0) end = contentType.length;
+  const type = contentType.slice(0, end).trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** Throws {@link UnsupportedMediaTypeError} unless the request body is declared as JSON. */
+export function checkJsonContentType(req: HttpRequest): void {
+  const contentType = req.header('content-type');
+  if (!isJsonMediaType(contentType)) throw new UnsupportedMediaTypeError(contentType ?? '');
+}
+
+/** Parses a JSON body; an empty body yields `undefined`. Invalid JSON throws ParseError. */
+export function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ParseError();
+  }
+}
+
+/**
+ * Reads a node stream (IncomingMessage or any Readable) with a byte limit. A Content-Length above
+ * the limit fails before anything is read; a chunked body fails as soon as it passes the limit.
+ */
+export function readNodeBody(
+  stream: NodeJS.ReadableStream & { headers?: Record<string, string | string[] | undefined> },
+  limit: number,
+): Promise<Buffer> {
+  const declared = stream.headers?.['content-length'];
+  if (typeof declared === 'string' && Number(declared) > limit) {
+    return Promise.reject(new BodyTooLargeError(limit));
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > limit) {
+        cleanup();
+        // Stop reading; the reply carries `Connection: close` so the rest is never parsed.
+        stream.pause();
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    // A client that goes away mid-body may emit only 'close': never leave the read pending.
+    const onClose = (): void => onError(new Error('The client closed the connection before the body ended'));
+    const cleanup = (): void => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      stream.removeListener('close', onClose);
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}
+
+/** Reads a WHATWG body stream (fetch `Request.body`) with a byte limit. */
+export async function readWebBody(
+  body: ReadableStream<Uint8Array> | null,
+  declaredLength: string | null,
+  limit: number,
+): Promise<Buffer> {
+  if (declaredLength !== null && Number(declaredLength) > limit) throw new BodyTooLargeError(limit);
+  if (!body) return Buffer.alloc(0);
+  const reader = body.getReader();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLargeError(limit);
+    }
+    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  }
+  return Buffer.concat(chunks, size);
+}
+
+// ---- request validation -------------------------------------------------------------------
+
+/**
+ * Validates and normalizes the params of `method` with the model's request validators.
+ * Throws InvalidParamsError naming the fields.
+ */
+export function decodeRequest<T>(method: A2AMethod, params: unknown): T {
+  return parseRequest(method, params) as T;
+}
+
+// ---- dispatch to the RequestHandler -------------------------------------------------------
+
+type UnaryCall = (handler: RequestHandler, request: never, ctx: ServerCallContext) => Promise<unknown>;
+
+const UNARY: Partial<Record<A2AMethod, UnaryCall>> = {
+  SendMessage: (h, r, c) => h.sendMessage(r, c),
+  GetTask: (h, r, c) => h.getTask(r, c),
+  ListTasks: (h, r, c) => h.listTasks(r, c),
+  CancelTask: (h, r, c) => h.cancelTask(r, c),
+  CreateTaskPushNotificationConfig: (h, r, c) => h.createTaskPushNotificationConfig(r, c),
+  GetTaskPushNotificationConfig: (h, r, c) => h.getTaskPushNotificationConfig(r, c),
+  ListTaskPushNotificationConfigs: (h, r, c) => h.listTaskPushNotificationConfigs(r, c),
+  DeleteTaskPushNotificationConfig: (h, r, c) => h.deleteTaskPushNotificationConfig(r, c),
+  GetExtendedAgentCard: (h, r, c) => h.getExtendedAgentCard(r, c),
+};
+
+/** Calls the unary operation `method` (any but the two streaming ones). */
+export function invokeUnary(
+  handler: RequestHandler,
+  method: A2AMethod,
+  request: unknown,
+  ctx: ServerCallContext,
+): Promise<unknown> {
+  const call = UNARY[method];
+  if (!call) return Promise.reject(new Error(`${method} is a streaming operation`));
+  return call(handler, request as never, ctx);
+}
+
+/** Calls one of the two streaming operations; rejects before the first event for early errors. */
+export function invokeStreaming(
+  handler: RequestHandler,
+  method: A2AMethod,
+  request: unknown,
+  ctx: ServerCallContext,
+): Promise<AsyncIterable<StreamResponse>> {
+  return method === 'SubscribeToTask'
+    ? handler.subscribeToTask(request as SubscribeToTaskRequest, ctx)
+    : handler.sendStreamingMessage(request as SendMessageRequest, ctx);
+}

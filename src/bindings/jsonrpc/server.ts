@@ -1,0 +1,184 @@
+/**
+ * The JSON-RPC 2.0 binding, server side (spec 9): one POST endpoint, the eleven PascalCase
+ * methods, SSE for the two streaming ones.
+ */
+import {
+  A2AError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  ParseError,
+  toA2AError,
+} from '../../errors/a2a-error.js';
+import { OPERATIONS, isA2AMethod, type A2AMethod } from '../../model/operations.js';
+import { createCallContext } from '../../server/context.js';
+import type { RequestHandler } from '../../server/request-handler.js';
+import {
+  BodyTooLargeError,
+  UnsupportedMediaTypeError,
+  checkJsonContentType,
+  decodeRequest,
+  invokeStreaming,
+  invokeUnary,
+  type HttpReply,
+  type HttpRequest,
+} from '../http-body.js';
+import { checkRequiredExtensions, readHttpServiceParams } from '../service-params.js';
+import { IterableSseSource, SSE_HEADERS } from '../sse.js';
+import {
+  EnvelopeError,
+  NULL_ID,
+  errorResponse,
+  httpStatusOf,
+  isV03MethodName,
+  parseJsonRpcRequest,
+  resultResponse,
+} from './wire.js';
+
+/** Options of the JSON-RPC binding. */
+export interface JsonRpcBindingOptions {
+  /** Largest accepted body in bytes. */
+  bodyLimit: number;
+  /** Called with failures that are not protocol errors (bugs, store outages). */
+  onError?: (error: unknown) => void;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function hasV03Shape(params: unknown): boolean {
+  const message = (params as { message?: { kind?: unknown } } | undefined)?.message;
+  return typeof message === 'object' && message !== null && message.kind !== undefined;
+}
+
+/** Serves `POST {base}/a2a/jsonrpc`. */
+export class JsonRpcBinding {
+  constructor(
+    private readonly handler: RequestHandler,
+    private readonly options: JsonRpcBindingOptions,
+  ) {}
+
+  /** Answers one HTTP request. Never rejects. */
+  async handle(req: HttpRequest): Promise<HttpReply> {
+    if (req.method !== 'POST') {
+      const error = new MethodNotFoundError(`The JSON-RPC endpoint only accepts POST, not ${req.method}`);
+      return {
+        status: 405,
+        headers: { ...JSON_HEADERS, allow: 'POST' },
+        body: errorResponse(NULL_ID, error),
+      };
+    }
+    let body: Buffer;
+    try {
+      checkJsonContentType(req);
+      body = await req.readBody(this.options.bodyLimit);
+    } catch (error) {
+      return this.bodyFailure(error);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      return this.reply(200, errorResponse(NULL_ID, new ParseError()));
+    }
+    let rpc;
+    try {
+      rpc = parseJsonRpcRequest(value);
+    } catch (error) {
+      if (error instanceof EnvelopeError) return this.reply(200, errorResponse(error.idJson, error.error));
+      throw error;
+    }
+    // A notification is never executed and never answered (DIGEST G12).
+    if (rpc.id === undefined) return { status: 204, headers: {} };
+    try {
+      return await this.dispatch(req, rpc.method, rpc.params, rpc.idJson);
+    } catch (error) {
+      return this.failure(rpc.idJson, error);
+    }
+  }
+
+  private async dispatch(
+    req: HttpRequest,
+    method: string,
+    params: unknown,
+    idJson: string,
+  ): Promise<HttpReply> {
+    const looksLikeV1 = !isV03MethodName(method) && !hasV03Shape(params);
+    const service = readHttpServiceParams(req, looksLikeV1);
+    if (!isA2AMethod(method)) {
+      throw new MethodNotFoundError(`Method ${JSON.stringify(method)} not found`);
+    }
+    if (params === undefined || params === null) params = {};
+    else if (typeof params !== 'object' || Array.isArray(params)) {
+      throw new InvalidParamsError('Invalid parameters: "params" must be an object');
+    }
+    const request = decodeRequest<{ tenant?: string }>(method, params);
+    const activated = new Set<string>();
+    checkRequiredExtensions(this.handler.agentCard(), service.requestedExtensions, activated);
+    const streaming = OPERATIONS[method].streaming;
+    const ctx = createCallContext({
+      tenant: request.tenant ?? '',
+      requestedExtensions: service.requestedExtensions,
+      activatedExtensions: activated,
+      protocolVersion: service.version,
+      ...(streaming && req.signal ? { signal: req.signal } : {}),
+    });
+    if (streaming) return this.stream(method, request, ctx, idJson, service.extensionsHeader);
+    const result = await invokeUnary(this.handler, method, request, ctx);
+    const headers: Record<string, string> =
+      activated.size === 0
+        ? { 'content-type': 'application/json' }
+        : { 'content-type': 'application/json', [service.extensionsHeader]: [...activated].join(', ') };
+    return { status: 200, headers, body: resultResponse(idJson, JSON.stringify(result)) };
+  }
+
+  private async stream(
+    method: A2AMethod,
+    request: unknown,
+    ctx: ReturnType<typeof createCallContext>,
+    idJson: string,
+    extensionsHeader: string,
+  ): Promise<HttpReply> {
+    const events = await invokeStreaming(this.handler, method, request, ctx);
+    const headers: Record<string, string> = { ...SSE_HEADERS };
+    if (ctx.activatedExtensions.size > 0) headers[extensionsHeader] = [...ctx.activatedExtensions].join(', ');
+    const source = new IterableSseSource(
+      events,
+      (event) => resultResponse(idJson, JSON.stringify(event)),
+      (error) => errorResponse(idJson, this.toProtocolError(error)),
+    );
+    return { status: 200, headers, stream: source };
+  }
+
+  private toProtocolError(error: unknown): A2AError {
+    if (!(error instanceof A2AError)) this.options.onError?.(error);
+    return toA2AError(error);
+  }
+
+  private failure(idJson: string, error: unknown): HttpReply {
+    const a2a = this.toProtocolError(error);
+    return this.reply(httpStatusOf(a2a), errorResponse(idJson, a2a));
+  }
+
+  private bodyFailure(error: unknown): HttpReply {
+    if (error instanceof BodyTooLargeError) {
+      // Answered before the body is read: the connection closes so the rest is never parsed.
+      return {
+        status: 413,
+        headers: { ...JSON_HEADERS, connection: 'close' },
+        body: errorResponse(NULL_ID, new InvalidRequestError(error.message)),
+      };
+    }
+    if (error instanceof UnsupportedMediaTypeError) {
+      return {
+        status: 415,
+        headers: { ...JSON_HEADERS },
+        body: errorResponse(NULL_ID, new InvalidRequestError(error.message)),
+      };
+    }
+    return this.failure(NULL_ID, error);
+  }
+
+  private reply(status: number, body: string): HttpReply {
+    return { status, headers: { 'content-type': 'application/json' }, body };
+  }
+}

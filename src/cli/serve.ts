@@ -1,0 +1,125 @@
+/**
+ * `a2a serve`: runs a built-in agent on JSON-RPC, REST (and gRPC when asked) until
+ * SIGINT/SIGTERM, then closes gracefully.
+ */
+import type { Command } from 'commander';
+import { builtInAgents } from '../agents/index.js';
+import { createA2AServer } from '../server/http.js';
+
+/** Default port of `a2a serve` (the A2A samples' customary port). */
+export const DEFAULT_PORT = 41241;
+/** Default interface: loopback only, so a demo is never exposed by accident. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** How long a graceful close may take before the process exits anyway. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Options of `a2a serve`. */
+export interface ServeOptions {
+  agent: string;
+  port: number;
+  host: string;
+  store: string;
+  grpcPort?: number;
+  publicUrl?: string;
+}
+
+/** A running `a2a serve`: where it listens and how to stop it. */
+export interface RunningAgent {
+  url: string;
+  cardUrl: string;
+  port: number;
+  grpcPort?: number;
+  close(): Promise<void>;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || port > 65535) {
+    throw new Error(`not a port number: ${value}`);
+  }
+  return port;
+}
+
+/** Starts a built-in agent and resolves once it listens. */
+export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
+  const agent = builtInAgents[options.agent];
+  if (!agent) {
+    const names = Object.keys(builtInAgents).join(', ');
+    throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);
+  }
+  // Durable stores arrive with their own issue; refuse rather than silently use memory.
+  if (options.store !== 'memory') {
+    throw new Error(`unsupported store "${options.store}" (supported: memory)`);
+  }
+  const server = createA2AServer({
+    agent: agent.executor,
+    card: agent.card,
+    store: 'memory',
+    ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+  });
+  const listening = await server.listen(options.port, options.host);
+  const url = listening.url.replace(/\/+$/, '');
+  return {
+    url,
+    cardUrl: `${url}/.well-known/agent-card.json`,
+    port: listening.port,
+    ...(listening.grpcPort !== undefined ? { grpcPort: listening.grpcPort } : {}),
+    close: () => server.close(),
+  };
+}
+
+/** Runs until SIGINT/SIGTERM; a second signal exits at once. */
+export async function runServe(options: ServeOptions): Promise<void> {
+  const running = await startBuiltInAgent(options);
+  const grpc = running.grpcPort !== undefined ? `, grpc: ${options.host}:${running.grpcPort}` : '';
+  process.stdout.write(
+    `a2a-kit: ${options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    let closing = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (closing) {
+        process.stderr.write(`a2a-kit: ${signal} again, exiting now\n`);
+        process.exit(1);
+      }
+      closing = true;
+      const force = setTimeout(() => {
+        process.stderr.write('a2a-kit: close timed out, exiting\n');
+        process.exit(1);
+      }, CLOSE_GRACE_MS);
+      force.unref();
+      running.close().then(
+        () => {
+          clearTimeout(force);
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          resolve();
+        },
+        (err: unknown) => {
+          process.stderr.write(`a2a-kit: error while closing: ${String(err)}\n`);
+          process.exitCode = 1;
+          resolve();
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** Adds `serve` to the `a2a` program. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run a built-in agent (echo, bench) over JSON-RPC and REST until interrupted')
+    .option('-a, --agent <name>', `agent to run (${Object.keys(builtInAgents).join(', ')})`, 'echo')
+    .option('-p, --port <port>', 'HTTP port (0 picks a free one)', parsePort, DEFAULT_PORT)
+    .option('-H, --host <host>', 'interface to listen on', DEFAULT_HOST)
+    .option('--store <store>', 'task store', 'memory')
+    .option('--grpc-port <port>', 'also serve gRPC on this port', parsePort)
+    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
+    .action(async (opts: ServeOptions) => {
+      await runServe(opts);
+    });
+}

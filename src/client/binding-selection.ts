@@ -1,0 +1,129 @@
+/**
+ * Choosing how to talk to an agent from its card (CLI-CARD-2/3, CLI-VER-2/3): the first
+ * interface with a binding we speak at protocol version 1.x (patch ignored), its tenant set
+ * on every request.
+ */
+import type { AgentCard, AgentInterface } from '../model/schema.js';
+import { PROTOCOL_VERSION } from '../model/operations.js';
+import type { CallOptions, Transport } from './transport.js';
+import { A2ANoCompatibleInterfaceError } from './errors.js';
+import { JsonRpcTransport } from '../bindings/jsonrpc/client.js';
+import { RestTransport } from '../bindings/rest/client.js';
+import type { HttpTransportOptions } from './http.js';
+
+/** The three bindings of A2A v1.0. */
+export type BindingName = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+/** Every binding this client can use. */
+export const ALL_BINDINGS: readonly BindingName[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** Normalizes a binding name as written on cards or the command line (`rest`, `grpc`...). */
+export function bindingName(name: string): BindingName | undefined {
+  const n = name.trim().toUpperCase();
+  if (n === 'JSONRPC' || n === 'JSON-RPC') return 'JSONRPC';
+  if (n === 'HTTP+JSON' || n === 'REST' || n === 'HTTP') return 'HTTP+JSON';
+  if (n === 'GRPC') return 'GRPC';
+  return undefined;
+}
+
+/** `1.0.3` → `1.0`. */
+export function majorMinor(version: string): string {
+  return version.split('.').slice(0, 2).join('.');
+}
+
+/**
+ * Picks the interface to use. Without `preferred`, the card's order decides among bindings
+ * we support (CLI-CARD-2); with `preferred`, the caller's order does.
+ * Throws {@link A2ANoCompatibleInterfaceError} naming what the card offers.
+ */
+export function selectInterface(card: AgentCard, preferred?: readonly BindingName[]): AgentInterface {
+  const usable = card.supportedInterfaces.filter(
+    (i) => bindingName(i.protocolBinding) !== undefined && majorMinor(i.protocolVersion) === PROTOCOL_VERSION,
+  );
+  const wanted = preferred ?? ALL_BINDINGS;
+  const chosen = preferred
+    ? wanted.map((b) => usable.find((i) => bindingName(i.protocolBinding) === b)).find((i) => i !== undefined)
+    : usable.find((i) => wanted.includes(bindingName(i.protocolBinding) as BindingName));
+  if (chosen) return chosen;
+  const offered = card.supportedInterfaces.map(
+    (i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`,
+  );
+  if (offered.length === 0) {
+    throw new A2ANoCompatibleInterfaceError(`the agent card of "${card.name}" lists no interfaces`);
+  }
+  const versions = new Set(card.supportedInterfaces.map((i) => majorMinor(i.protocolVersion)));
+  if (!versions.has(PROTOCOL_VERSION) && [...versions].every((v) => v.startsWith('0.'))) {
+    throw new A2ANoCompatibleInterfaceError(
+      `the agent "${card.name}" speaks only A2A ${[...versions].join(', ')}; this client speaks A2A ${PROTOCOL_VERSION} (offered: ${offered.join('; ')})`,
+    );
+  }
+  throw new A2ANoCompatibleInterfaceError(
+    `no interface of "${card.name}" matches the bindings ${wanted.join(', ')} at A2A ${PROTOCOL_VERSION}; the card offers: ${offered.join('; ')}`,
+  );
+}
+
+/** Options used when creating a transport for an interface. */
+export type TransportFactoryOptions = HttpTransportOptions & { grpc?: Record<string, unknown> };
+
+/** Creates the transport for `iface`, wrapped so every request carries its tenant. */
+export async function createTransport(
+  iface: AgentInterface,
+  options: TransportFactoryOptions = {},
+): Promise<Transport> {
+  const binding = bindingName(iface.protocolBinding);
+  let inner: Transport;
+  if (binding === 'JSONRPC') inner = new JsonRpcTransport(iface.url, options);
+  else if (binding === 'HTTP+JSON') inner = new RestTransport(iface.url, options);
+  else if (binding === 'GRPC') {
+    // Loaded on demand: gRPC pulls in @grpc/grpc-js, which HTTP-only users never need.
+    const modulePath = '../bindings/grpc/client.js';
+    const mod = (await import(modulePath)) as {
+      GrpcTransport: new (target: string, options?: Record<string, unknown>) => Transport;
+    };
+    inner = new mod.GrpcTransport(grpcTarget(iface.url), options.grpc);
+  } else throw new A2ANoCompatibleInterfaceError(`unsupported binding ${iface.protocolBinding}`);
+  return new TenantTransport(inner, iface.tenant || undefined);
+}
+
+/** `grpc://host:port`, `http://host:port/` or `host:port` → `host:port`. */
+export function grpcTarget(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]+)/i.exec(url);
+  return m ? (m[1] as string) : url.replace(/\/+$/, '');
+}
+
+type WithTenant = { tenant?: string };
+
+/** Sets `tenant` on every request to exactly the interface's tenant, or removes it (CLI-CARD-3). */
+export class TenantTransport implements Transport {
+  readonly binding: string;
+  constructor(
+    readonly inner: Transport,
+    readonly tenant: string | undefined,
+  ) {
+    this.binding = inner.binding;
+  }
+  private t<R extends WithTenant>(request: R): R {
+    const { tenant: _old, ...rest } = request;
+    void _old;
+    return (this.tenant ? { ...rest, tenant: this.tenant } : rest) as R;
+  }
+  sendMessage: Transport['sendMessage'] = (r, o?: CallOptions) => this.inner.sendMessage(this.t(r), o);
+  sendStreamingMessage: Transport['sendStreamingMessage'] = (r, o) =>
+    this.inner.sendStreamingMessage(this.t(r), o);
+  getTask: Transport['getTask'] = (r, o) => this.inner.getTask(this.t(r), o);
+  listTasks: Transport['listTasks'] = (r, o) => this.inner.listTasks(this.t(r), o);
+  cancelTask: Transport['cancelTask'] = (r, o) => this.inner.cancelTask(this.t(r), o);
+  subscribeToTask: Transport['subscribeToTask'] = (r, o) => this.inner.subscribeToTask(this.t(r), o);
+  createTaskPushNotificationConfig: Transport['createTaskPushNotificationConfig'] = (r, o) =>
+    this.inner.createTaskPushNotificationConfig(this.t(r), o);
+  getTaskPushNotificationConfig: Transport['getTaskPushNotificationConfig'] = (r, o) =>
+    this.inner.getTaskPushNotificationConfig(this.t(r), o);
+  listTaskPushNotificationConfigs: Transport['listTaskPushNotificationConfigs'] = (r, o) =>
+    this.inner.listTaskPushNotificationConfigs(this.t(r), o);
+  deleteTaskPushNotificationConfig: Transport['deleteTaskPushNotificationConfig'] = (r, o) =>
+    this.inner.deleteTaskPushNotificationConfig(this.t(r), o);
+  getExtendedAgentCard: Transport['getExtendedAgentCard'] = (r, o) =>
+    this.inner.getExtendedAgentCard(this.t(r), o);
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

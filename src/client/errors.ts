@@ -1,0 +1,73 @@
+import type { Task } from '../model/schema.js';
+
+/**
+ * Errors raised by the client itself, apart from the protocol errors a server sends
+ * (those are {@link A2AError} subclasses). Each says what went wrong in its message.
+ */
+
+/** Base class of client-side failures (network, timeout, bad response, discovery). */
+export class A2AClientError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The request did not reach the server or the connection broke (refused, reset, DNS...). */
+export class A2ATransportError extends A2AClientError {
+  /** Node's error code when known (`ECONNREFUSED`, `ECONNRESET`, ...). */
+  readonly code: string | undefined;
+  /** HTTP status when the failure is an HTTP-level one without an A2A body (502, 503...). */
+  readonly status: number | undefined;
+  constructor(message: string, options: { cause?: unknown; code?: string; status?: number } = {}) {
+    super(message, { cause: options.cause });
+    this.code = options.code;
+    this.status = options.status;
+  }
+}
+
+/** A call or a stream exceeded its time limit (call timeout, stream idle timeout, deadline). */
+export class A2ATimeoutError extends A2AClientError {
+  readonly timeoutMs: number;
+  constructor(message: string, timeoutMs: number) {
+    super(message);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** What was wrong with a response the server sent. */
+export type InvalidResponseReason =
+  'not-json' | 'not-a2a' | 'wrong-id' | 'wrong-task' | 'truncated-stream' | 'content-type' | 'invalid-card';
+
+/** The server answered with something that is not a valid A2A response. */
+export class A2AInvalidResponseError extends A2AClientError {
+  readonly reason: InvalidResponseReason;
+  constructor(reason: InvalidResponseReason, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.reason = reason;
+  }
+}
+
+/** No interface on the card can be used by this client (binding or version mismatch). */
+export class A2ANoCompatibleInterfaceError extends A2AClientError {}
+
+/** Node's network error code of `error` or its causes, if any. */
+export function networkCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+|^UND_ERR/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `waitForTask` reached its deadline; the remote task was asked to cancel. */
+export class A2ADeadlineError extends A2ATimeoutError {
+  /** The last state of the task seen before the deadline, if any. */
+  readonly task: Task | undefined;
+  constructor(message: string, timeoutMs: number, task?: Task) {
+    super(message, timeoutMs);
+    this.task = task;
+  }
+}

@@ -1,0 +1,59 @@
+/** `a2a-kit/client`: discover A2A agents and talk to them over any binding. */
+export {
+  A2AClient,
+  backoff,
+  isRetryable,
+  statusOf,
+  toStreamEvent,
+  type A2AClientOptions,
+  type FollowOptions,
+  type Interceptor,
+  type RetryOptions,
+  type SendInput,
+  type SendResult,
+  type StreamEvent,
+  type WaitOptions,
+} from './client.js';
+export {
+  AgentCardResolver,
+  AGENT_CARD_PATH,
+  LEGACY_AGENT_CARD_PATH,
+  cardUrlOf,
+  parseAgentCard,
+  type CardResolverOptions,
+  type ResolvedCard,
+} from './card-resolver.js';
+export {
+  ALL_BINDINGS,
+  TenantTransport,
+  bindingName,
+  createTransport,
+  selectInterface,
+  type BindingName,
+} from './binding-selection.js';
+export {
+  apiKeyAuth,
+  bearerAuth,
+  customAuth,
+  oauth2ClientCredentials,
+  type ApiKeyOptions,
+  type AuthContext,
+  type AuthHandler,
+  type ClientCredentialsOptions,
+  type RequestCredentials,
+} from './auth.js';
+export { ArtifactAssembler, textOf } from './artifacts.js';
+export { createPushReceiver, type PushReceiverOptions } from './push-receiver.js';
+export {
+  A2AClientError,
+  A2ADeadlineError,
+  A2AInvalidResponseError,
+  A2ANoCompatibleInterfaceError,
+  A2ATimeoutError,
+  A2ATransportError,
+  type InvalidResponseReason,
+} from './errors.js';
+export type { CallOptions, Transport } from './transport.js';
+export { JsonRpcTransport, type JsonRpcTransportOptions } from '../bindings/jsonrpc/client.js';
+export { RestTransport, type RestTransportOptions } from '../bindings/rest/client.js';
+export type { HttpTransportOptions } from './http.js';

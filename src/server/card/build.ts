@@ -1,0 +1,191 @@
+/**
+ * Builds the public Agent Card from what the author writes ({@link AgentCardConfig}) and what the
+ * server really enables, and refuses a card that is invalid or would lie (SRV-CARD-2..7, N4).
+ */
+import { PROTOCOL_VERSION } from '../../model/operations.js';
+import {
+  AgentCard as AgentCardSchema,
+  type AgentCard,
+  type AgentCardSignature,
+  type AgentExtension,
+  type AgentInterface,
+  type AgentProvider,
+  type AgentSkill,
+  type SecurityRequirement,
+  type SecurityScheme,
+} from '../../model/schema.js';
+import { compile, formatViolations } from '../../model/validate.js';
+
+/** The Agent Card fields an author writes; interfaces and capability flags are derived. */
+export interface AgentCardConfig {
+  /** Human-readable name. */
+  name: string;
+  /** What the agent does. */
+  description: string;
+  /** The agent's own version (not the protocol's). */
+  version: string;
+  /** What the agent can do; at least one, each with at least one tag. */
+  skills: AgentSkill[];
+  provider?: AgentProvider;
+  documentationUrl?: string;
+  iconUrl?: string;
+  /** Media types the agent accepts. @default ['text/plain'] */
+  defaultInputModes?: string[];
+  /** Media types the agent produces. @default ['text/plain'] */
+  defaultOutputModes?: string[];
+  securitySchemes?: Record<string, SecurityScheme>;
+  securityRequirements?: SecurityRequirement[];
+  /** Protocol extensions the agent supports (`capabilities.extensions`). */
+  extensions?: AgentExtension[];
+  /** Detached JWS signatures, when the card is signed elsewhere. */
+  signatures?: AgentCardSignature[];
+}
+
+/** What is really enabled, from which the derived card fields follow. */
+export interface CardFacts {
+  /** Base URL of the HTTP bindings, without a trailing slash (`https://agent.example.com`). */
+  baseUrl: string;
+  /** Serve JSON-RPC at `{baseUrl}/a2a/jsonrpc`. */
+  jsonrpc: boolean;
+  /** Serve HTTP+JSON at `{baseUrl}/a2a/rest`. */
+  rest: boolean;
+  /** gRPC target `host:port`, when gRPC is on. */
+  grpcTarget?: string;
+  streaming: boolean;
+  pushNotifications: boolean;
+  extendedAgentCard: boolean;
+}
+
+/** Path of the JSON-RPC endpoint below the base URL. */
+export const JSONRPC_PATH = '/a2a/jsonrpc';
+/** Root of the REST binding below the base URL. */
+export const REST_ROOT = '/a2a/rest';
+/** The well-known card path (spec 8.2). */
+export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
+
+/** Interfaces in preference order: JSON-RPC, HTTP+JSON, then gRPC (SRV-CARD-3). */
+export function supportedInterfaces(facts: CardFacts): AgentInterface[] {
+  const out: AgentInterface[] = [];
+  if (facts.jsonrpc) {
+    out.push({
+      url: facts.baseUrl + JSONRPC_PATH,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: PROTOCOL_VERSION,
+    });
+  }
+  if (facts.rest) {
+    out.push({
+      url: facts.baseUrl + REST_ROOT,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: PROTOCOL_VERSION,
+    });
+  }
+  if (facts.grpcTarget) {
+    out.push({ url: facts.grpcTarget, protocolBinding: 'GRPC', protocolVersion: PROTOCOL_VERSION });
+  }
+  return out;
+}
+
+/** The card, fields in proto order, optional fields only when set. */
+export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): AgentCard {
+  const card: AgentCard = {
+    name: config.name,
+    description: config.description,
+    supportedInterfaces: supportedInterfaces(facts),
+    ...(config.provider ? { provider: config.provider } : {}),
+    version: config.version,
+    ...(config.documentationUrl !== undefined ? { documentationUrl: config.documentationUrl } : {}),
+    capabilities: {
+      streaming: facts.streaming,
+      pushNotifications: facts.pushNotifications,
+      ...(config.extensions && config.extensions.length > 0 ? { extensions: config.extensions } : {}),
+      extendedAgentCard: facts.extendedAgentCard,
+    },
+    ...(config.securitySchemes ? { securitySchemes: config.securitySchemes } : {}),
+    ...(config.securityRequirements ? { securityRequirements: config.securityRequirements } : {}),
+    defaultInputModes: config.defaultInputModes ?? ['text/plain'],
+    defaultOutputModes: config.defaultOutputModes ?? ['text/plain'],
+    skills: config.skills,
+    ...(config.signatures ? { signatures: config.signatures } : {}),
+    ...(config.iconUrl !== undefined ? { iconUrl: config.iconUrl } : {}),
+  };
+  return card;
+}
+
+const checkCard = compile(AgentCardSchema);
+
+/** Thrown by {@link validateAgentCard}: the message lists every problem. */
+export class InvalidAgentCardError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid agent card: ${problems.join('; ')}`);
+    this.name = 'InvalidAgentCardError';
+  }
+}
+
+/**
+ * Checks a card against the schema and our own-card rules (N4: at least one skill, at least one
+ * tag per skill, non-empty modes and interfaces; D11: no deprecated OAuth flows).
+ */
+export function validateAgentCard(card: AgentCard): void {
+  const problems: string[] = [];
+  const checked = checkCard.check(card, 16);
+  if (!checked.ok) problems.push(formatViolations(checked.violations));
+  const c = card as Partial<AgentCard>;
+  if (typeof c.name === 'string' && c.name.trim() === '') problems.push('name: must not be empty');
+  if (Array.isArray(c.supportedInterfaces) && c.supportedInterfaces.length === 0) {
+    problems.push('supportedInterfaces: at least one binding must be enabled');
+  }
+  if (Array.isArray(c.defaultInputModes) && c.defaultInputModes.length === 0) {
+    problems.push('defaultInputModes: needs at least one media type');
+  }
+  if (Array.isArray(c.defaultOutputModes) && c.defaultOutputModes.length === 0) {
+    problems.push('defaultOutputModes: needs at least one media type');
+  }
+  if (Array.isArray(c.skills)) {
+    if (c.skills.length === 0) problems.push('skills: needs at least one skill');
+    const ids = new Set<string>();
+    c.skills.forEach((skill, i) => {
+      if (!skill || typeof skill !== 'object') return;
+      if (Array.isArray(skill.tags) && skill.tags.length === 0)
+        problems.push(`skills[${i}].tags: needs at least one tag`);
+      if (typeof skill.id === 'string') {
+        if (ids.has(skill.id)) problems.push(`skills[${i}].id: duplicate id ${JSON.stringify(skill.id)}`);
+        ids.add(skill.id);
+      }
+    });
+  }
+  for (const [name, scheme] of Object.entries(c.securitySchemes ?? {})) {
+    const flows = (scheme as { oauth2SecurityScheme?: { flows?: Record<string, unknown> } })
+      .oauth2SecurityScheme?.flows;
+    if (flows && (flows.implicit !== undefined || flows.password !== undefined)) {
+      problems.push(
+        `securitySchemes.${name}: the implicit and password OAuth flows are deprecated; use another flow`,
+      );
+    }
+  }
+  for (const [i, ext] of (c.capabilities?.extensions ?? []).entries()) {
+    if (!ext.uri) problems.push(`capabilities.extensions[${i}].uri: required`);
+  }
+  if (problems.length > 0) throw new InvalidAgentCardError(problems);
+}
+
+/**
+ * Refuses configuration that tries to set derived fields, which would let the card lie about
+ * what is enabled (SRV-CARD-7).
+ */
+export function checkCardConfig(config: AgentCardConfig): void {
+  const raw = config as unknown as Record<string, unknown>;
+  const problems: string[] = [];
+  if (raw.supportedInterfaces !== undefined) {
+    problems.push('supportedInterfaces is derived from the enabled bindings; set publicUrl instead');
+  }
+  if (raw.capabilities !== undefined) {
+    problems.push(
+      'capabilities are derived from the server options (streaming, pushNotifications, extendedCard); put extensions in `extensions`',
+    );
+  }
+  if (raw.protocolVersion !== undefined || raw.url !== undefined) {
+    problems.push('protocolVersion and url are v0.3 card fields; they are derived');
+  }
+  if (problems.length > 0) throw new InvalidAgentCardError(problems);
+}

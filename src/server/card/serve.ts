@@ -1,0 +1,66 @@
+/**
+ * Serving the public card at `/.well-known/agent-card.json` (SRV-CARD-1, 9, 10): bytes
+ * precomputed once, a strong ETag from the content hash, `Cache-Control: max-age`, and 304 for
+ * a matching `If-None-Match`. No A2A-Version check (D25).
+ */
+import { createHash } from 'node:crypto';
+import type { AgentCard } from '../../model/schema.js';
+import type { HttpReply } from '../../bindings/http-body.js';
+
+/** Default `max-age` of the card, in seconds. */
+export const CARD_MAX_AGE_SECONDS = 300;
+
+/** A card ready to serve: its bytes and validators. */
+export class CardResource {
+  /** The serialized card. */
+  readonly body: Buffer;
+  /** Strong ETag: a quoted hash of the bytes. */
+  readonly etag: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(
+    readonly card: AgentCard,
+    maxAgeSeconds = CARD_MAX_AGE_SECONDS,
+  ) {
+    this.body = Buffer.from(JSON.stringify(card));
+    this.etag = '"' + createHash('sha256').update(this.body).digest('base64url').slice(0, 32) + '"';
+    this.headers = {
+      'content-type': 'application/json',
+      'cache-control': `public, max-age=${maxAgeSeconds}`,
+      etag: this.etag,
+      'access-control-allow-origin': '*',
+    };
+  }
+
+  /** Answers GET/HEAD (others: 405), honouring `If-None-Match`. */
+  reply(method: string, ifNoneMatch: string | undefined): HttpReply {
+    if (method !== 'GET' && method !== 'HEAD') {
+      return {
+        status: 405,
+        headers: { allow: 'GET, HEAD', 'content-type': 'application/json' },
+        body: '{"error":{"code":405,"status":"UNIMPLEMENTED","message":"The agent card is read with GET"}}',
+      };
+    }
+    if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, this.etag)) {
+      return {
+        status: 304,
+        headers: {
+          etag: this.etag,
+          'cache-control': this.headers['cache-control'] as string,
+          'access-control-allow-origin': '*',
+        },
+      };
+    }
+    return { status: 200, headers: { ...this.headers }, ...(method === 'GET' ? { body: this.body } : {}) };
+  }
+}
+
+/** RFC 9110 weak comparison of `If-None-Match` against our ETag (`*` matches). */
+export function etagMatches(header: string, etag: string): boolean {
+  for (const raw of header.split(',')) {
+    const tag = raw.trim();
+    if (tag === '*') return true;
+    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === etag) return true;
+  }
+  return false;
+}

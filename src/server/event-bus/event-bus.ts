@@ -1,0 +1,49 @@
+/**
+ * How task events reach every open stream and waiting request, possibly on another
+ * replica. The TaskManager publishes each event after it is persisted, in per-task order.
+ */
+import type { TaskState } from '../../model/enums.js';
+import type { StreamResponse } from '../../model/schema.js';
+
+/** Names one task's event channel. */
+export interface TaskTopic {
+  readonly tenant: string;
+  readonly taskId: string;
+}
+
+/** One published change of a task (plain JSON, so a distributed bus can carry it). */
+export interface TaskEvent {
+  readonly taskId: string;
+  /** The task's version after this event (stream consumers skip versions they already showed). */
+  readonly version: number;
+  /** The task's state after this event. */
+  readonly state: TaskState;
+  /**
+   * The event as streamed: `task` when the task was created, else `statusUpdate` or
+   * `artifactUpdate`. Absent on an `executionEnded` marker.
+   */
+  readonly response?: StreamResponse;
+  /**
+   * Marker: the agent's execute() returned and left the task in `state` (an interrupted
+   * state). Streams waiting at AUTH_REQUIRED for an out-of-band credential close on it.
+   */
+  readonly executionEnded?: boolean;
+}
+
+/** Receives the events of one topic, synchronously and in order. Must not throw. */
+export type TaskEventListener = (event: TaskEvent) => void;
+
+/** Publish/subscribe of task events. */
+export interface EventBus {
+  /** Delivers `event` to every current subscriber of `topic`, in publish order. */
+  publish(topic: TaskTopic, event: TaskEvent): void | Promise<void>;
+  /** Starts delivering `topic`'s events to `listener`; returns the function that stops it. */
+  subscribe(topic: TaskTopic, listener: TaskEventListener): () => void;
+  /** Releases resources. */
+  close?(): Promise<void>;
+}
+
+/** The key of a topic, for map-based implementations. */
+export function topicKey(topic: TaskTopic): string {
+  return `${topic.tenant}\u0000${topic.taskId}`;
+}

@@ -1,0 +1,169 @@
+/**
+ * One open stream of a task's events (SendStreamingMessage or SubscribeToTask), fed by the
+ * EventBus. It begins with a Task snapshot, skips events the snapshot already contains,
+ * keeps bus order, and ends after a terminal state or INPUT_REQUIRED (DIGEST D3), or at
+ * AUTH_REQUIRED once the agent's execution has returned. The consumer stopping early only
+ * unsubscribes; it never affects the task.
+ */
+import { isTerminalState, TaskState } from '../../model/enums.js';
+import type { Message, StreamResponse, Task } from '../../model/schema.js';
+import type { TaskEvent } from './event-bus.js';
+
+/** Async iterator over StreamResponses with a bounded-by-producer in-memory queue. */
+export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
+  #queue: StreamResponse[] = [];
+  #head = 0;
+  #waiter: { resolve: (r: IteratorResult<StreamResponse>) => void; reject: (e: unknown) => void } | undefined;
+  #ended = false;
+  #error: unknown;
+  #hasError = false;
+  #started = false;
+  #pending: TaskEvent[] = [];
+  #lastVersion = 0;
+  #lastState: TaskState | undefined;
+  readonly #cleanups: (() => void)[] = [];
+  readonly #view: (task: Task) => Task;
+
+  /** `view` shapes Task snapshots (historyLength). */
+  constructor(view: (task: Task) => Task) {
+    this.#view = view;
+  }
+
+  /** Registers something to undo when the stream ends (unsubscribe, listener removal). */
+  onEnd(cleanup: () => void): void {
+    if (this.#ended) cleanup();
+    else this.#cleanups.push(cleanup);
+  }
+
+  /** True once no more events will be queued. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Bus listener: queues `event` (or holds it until the snapshot is known). */
+  readonly handle = (event: TaskEvent): void => {
+    if (this.#ended) return;
+    if (!this.#started) this.#pending.push(event);
+    else this.#apply(event);
+  };
+
+  /**
+   * Emits the Task snapshot first, then the held events newer than it. A terminal snapshot
+   * ends the stream. An INPUT_REQUIRED snapshot ends it only when `isEvent` (the snapshot is
+   * the event that created the task in that state, as in SendStreamingMessage); the initial
+   * snapshot of a subscription never closes it.
+   */
+  start(task: Task, version: number, isEvent: boolean): void {
+    if (this.#ended) return;
+    this.#started = true;
+    this.#lastVersion = version;
+    this.#lastState = task.status.state;
+    this.#push({ task: this.#view(task) });
+    if (isTerminalState(task.status.state) || (isEvent && task.status.state === TaskState.INPUT_REQUIRED)) {
+      this.end();
+      return;
+    }
+    const held = this.#pending;
+    this.#pending = [];
+    for (const event of held) {
+      if (this.#ended) break;
+      this.#apply(event);
+    }
+  }
+
+  /** Emits exactly one Message and ends (a direct reply). */
+  startWithMessage(message: Message): void {
+    if (this.#ended) return;
+    this.#started = true;
+    this.#pending = [];
+    this.#push({ message });
+    this.end();
+  }
+
+  #apply(event: TaskEvent): void {
+    if (event.executionEnded) {
+      if (event.version >= this.#lastVersion && this.#lastState === TaskState.AUTH_REQUIRED) this.end();
+      return;
+    }
+    if (event.version <= this.#lastVersion) return;
+    this.#lastVersion = event.version;
+    this.#lastState = event.state;
+    if (event.response) {
+      this.#push(event.response.task ? { task: this.#view(event.response.task) } : event.response);
+    }
+    if (isTerminalState(event.state) || event.state === TaskState.INPUT_REQUIRED) this.end();
+  }
+
+  #push(item: StreamResponse): void {
+    const waiter = this.#waiter;
+    if (waiter) {
+      this.#waiter = undefined;
+      waiter.resolve({ value: item, done: false });
+    } else {
+      this.#queue.push(item);
+    }
+  }
+
+  /** No more events: the consumer still receives what is queued, then the end. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#pending = [];
+    for (const cleanup of this.#cleanups.splice(0)) {
+      try {
+        cleanup();
+      } catch {
+        // cleanup must not break ending
+      }
+    }
+    const waiter = this.#waiter;
+    if (waiter && this.#head >= this.#queue.length) {
+      this.#waiter = undefined;
+      if (this.#hasError) waiter.reject(this.#error);
+      else waiter.resolve({ value: undefined, done: true });
+    }
+  }
+
+  /** Ends the stream with an error, delivered after the queued events. */
+  fail(error: unknown): void {
+    if (this.#ended) return;
+    this.#hasError = true;
+    this.#error = error;
+    this.end();
+  }
+
+  next(): Promise<IteratorResult<StreamResponse>> {
+    if (this.#head < this.#queue.length) {
+      const value = this.#queue[this.#head]!;
+      this.#queue[this.#head++] = undefined as unknown as StreamResponse;
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.#ended) {
+      if (this.#hasError) {
+        this.#hasError = false;
+        return Promise.reject(this.#error);
+      }
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  /** The consumer stopped: drop what is queued and unsubscribe. The task is not affected. */
+  return(): Promise<IteratorResult<StreamResponse>> {
+    this.#queue = [];
+    this.#head = 0;
+    this.#hasError = false;
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The persistence contract for tasks. The TaskManager is its only writer. Every method is
+ * async and every record is plain JSON data, so SQLite and PostgreSQL stores can implement
+ * it with one row per task (columns for the scope, id, context, state, timestamp, version
+ * and the task document).
+ */
+import type { TaskState } from '../../model/enums.js';
+import type { Message, Task } from '../../model/schema.js';
+
+/** Who may see a task: the tenant it was created under and the principal that owns it. */
+export interface TaskScope {
+  /** Tenant (`""` for none). */
+  readonly tenant: string;
+  /** Id of the owning principal. */
+  readonly owner: string;
+}
+
+/** One stored task with its scope and optimistic-concurrency version. */
+export interface StoredTask {
+  readonly tenant: string;
+  readonly owner: string;
+  /** The task document, always with `contextId`, `status.timestamp`, `history` and `artifacts`. */
+  readonly task: Task;
+  /** Starts at 1, grows by one on every change; used for compare-and-set and stream de-duplication. */
+  readonly version: number;
+  /** `status.timestamp` in epoch milliseconds (sort and filter key of ListTasks). */
+  readonly statusTimeMs: number;
+}
+
+/** Position after which a ListTasks page starts (newest first: strictly older, or same time and smaller id). */
+export interface ListPosition {
+  readonly statusTimeMs: number;
+  readonly id: string;
+}
+
+/** A ListTasks query, already validated and scoped. Filters combine with AND. */
+export interface TaskQuery extends TaskScope {
+  readonly contextId?: string;
+  readonly status?: TaskState;
+  /** Only tasks whose status timestamp is at or after this instant (epoch ms). */
+  readonly statusTimeAtOrAfterMs?: number;
+  /** Maximum number of tasks to return (1..100). */
+  readonly limit: number;
+  /** Continue after this position. */
+  readonly after?: ListPosition;
+}
+
+/** A page of tasks, newest first by `status.timestamp`, ties broken by id descending. */
+export interface TaskPage {
+  readonly tasks: StoredTask[];
+  /** Number of tasks matching the scope and filters, before paging. */
+  readonly totalSize: number;
+  /** True when more tasks follow the last one returned. */
+  readonly hasMore: boolean;
+}
+
+/** Identifies a SendMessage for de-duplication: the same messageId from the same caller. */
+export interface IdempotencyKey {
+  readonly tenant: string;
+  readonly principal: string;
+  readonly messageId: string;
+}
+
+/** What a SendMessage produced (or is producing), keyed by {@link IdempotencyKey}. */
+export type IdempotencyRecord =
+  /** The request is being handled; it will address this task (minted up front). */
+  | { readonly status: 'pending'; readonly taskId: string }
+  /** The request created or continued this task. */
+  | { readonly status: 'task'; readonly taskId: string }
+  /** The agent answered with a direct message. */
+  | { readonly status: 'message'; readonly message: Message };
+
+/** Raised by {@link TaskStore.save} when the stored version is not the expected one. */
+export class TaskVersionConflictError extends Error {
+  constructor(readonly taskId: string) {
+    super(`task ${taskId} was changed concurrently`);
+    this.name = 'TaskVersionConflictError';
+  }
+}
+
+/** Where tasks live. Implementations: memory (here), SQLite and PostgreSQL (later). */
+export interface TaskStore {
+  /** The task with `id` in `scope`, or undefined when missing or owned by someone else. */
+  get(scope: TaskScope, id: string): Promise<StoredTask | undefined>;
+  /**
+   * Writes `record`. `expectedVersion` is the version the writer read (`0` for a new task);
+   * when the stored version differs the write is refused with {@link TaskVersionConflictError}.
+   * `record.version` must be `expectedVersion + 1`.
+   */
+  save(record: StoredTask, expectedVersion: number): Promise<void>;
+  /** A page of tasks matching `query`. */
+  list(query: TaskQuery): Promise<TaskPage>;
+  /**
+   * Atomically records `record` for `key` unless a record exists. Returns the existing record,
+   * or undefined when `record` was stored (the caller owns the request).
+   */
+  claimIdempotencyKey(key: IdempotencyKey, record: IdempotencyRecord): Promise<IdempotencyRecord | undefined>;
+  /** Replaces the record for `key` (pending → result), or removes it when `record` is undefined. */
+  setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void>;
+  /** Releases resources (connections). */
+  close?(): Promise<void>;
+}

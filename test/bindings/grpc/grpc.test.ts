@@ -1,0 +1,383 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fromBinary } from '@bufbuild/protobuf';
+import { anyUnpack } from '@bufbuild/protobuf/wkt';
+import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { GrpcBinding } from '../../../src/bindings/grpc/server.js';
+import { GrpcTransport } from '../../../src/bindings/grpc/client.js';
+import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
+import { encodeMessage, STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/wire.js';
+import { StatusSchema } from '../../../src/bindings/grpc/gen/google/rpc/status_pb.js';
+import {
+  BadRequestSchema,
+  ErrorInfoSchema,
+} from '../../../src/bindings/grpc/gen/google/rpc/error_details_pb.js';
+import {
+  A2AError,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  InternalError,
+  InvalidParamsError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnauthenticatedError,
+  VersionNotSupportedError,
+} from '../../../src/errors/a2a-error.js';
+import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
+import { EXT_OPTIONAL, EXT_REQUIRED, Gate, StubHandler } from '../../support/grpc-stub-handler.js';
+
+const send = (text: string, extra: Partial<SendMessageRequest> = {}): SendMessageRequest => ({
+  message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] },
+  ...extra,
+});
+
+const identity = (b: Buffer): Buffer => b;
+
+/** Raw unary call with hand-made bytes, to see exactly what the server puts on the wire. */
+function rawUnary(
+  target: string,
+  path: string,
+  bytes: Buffer,
+  metadata = new Metadata(),
+): Promise<{ err: ServiceError | null; value?: Buffer; headers?: Metadata }> {
+  const client = new Client(target, credentials.createInsecure());
+  return new Promise((resolve) => {
+    let headers: Metadata | undefined;
+    const call = client.makeUnaryRequest(path, identity, identity, bytes, metadata, (err, value) => {
+      client.close();
+      resolve({ err, value, headers });
+    });
+    call.on('metadata', (md) => (headers = md));
+  });
+}
+
+async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
+  const out: StreamResponse[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+async function rejectsWith<T extends A2AError>(
+  promise: Promise<unknown>,
+  ctor: new (...args: never[]) => T,
+): Promise<T> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof ctor, `expected ${ctor.name}, got ${String(err)}`);
+    return err;
+  }
+  assert.fail(`expected ${ctor.name}`);
+}
+
+describe('gRPC binding end to end (stub handler)', () => {
+  const handler = new StubHandler({ requireExtension: false });
+  let binding: GrpcBinding;
+  let transport: GrpcTransport;
+  let target: string;
+
+  before(async () => {
+    binding = new GrpcBinding(handler, {
+      authenticate: ({ headers }) =>
+        headers.authorization === 'Bearer good'
+          ? { id: 'alice' }
+          : headers.authorization
+            ? (() => {
+                throw new UnauthenticatedError('bad token');
+              })()
+            : undefined,
+    });
+    const port = await binding.listen(0);
+    target = `127.0.0.1:${port}`;
+    transport = new GrpcTransport(target);
+  });
+  after(async () => {
+    await transport.close();
+    await binding.close();
+  });
+
+  test('SendMessage returns the task with artifacts (Struct data and timestamps survive)', async () => {
+    const res = await transport.sendMessage(send('hello'));
+    assert.ok('task' in res && res.task);
+    assert.equal(res.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(res.task.status.timestamp, '2026-01-01T00:00:00Z');
+    assert.deepEqual(res.task.artifacts?.[0]?.parts, [
+      { text: 'hello' },
+      { data: { n: 1, list: [true, null] } },
+    ]);
+    assert.equal(res.task.history?.[0]?.role, 'ROLE_USER');
+  });
+
+  test('SendMessage can answer with a direct Message', async () => {
+    const res = await transport.sendMessage(send('message'));
+    assert.ok('message' in res && res.message);
+    assert.deepEqual(res.message, {
+      messageId: 'reply-1',
+      role: 'ROLE_AGENT',
+      parts: [{ text: 'direct reply' }],
+    });
+  });
+
+  test('tenant comes from the request field; principal from authorization metadata', async () => {
+    await transport.sendMessage(send('hello', { tenant: 'acme' }), {
+      headers: { Authorization: 'Bearer good' },
+    });
+    const ctx = handler.contexts.at(-1);
+    assert.equal(ctx?.tenant, 'acme');
+    assert.equal(ctx?.principal.id, 'alice');
+    assert.equal(ctx?.protocolVersion, '1.0');
+    await rejectsWith(
+      transport.getTask({ id: 'x' }, { headers: { authorization: 'Bearer bad' } }),
+      UnauthenticatedError,
+    );
+  });
+
+  test('GetTask, ListTasks (empty defaults filled), CancelTask', async () => {
+    const created = await transport.sendMessage(
+      send('wait', {
+        message: { messageId: 'w1', role: 'ROLE_USER', parts: [{ text: 'wait' }], contextId: 'ctx-w' },
+      }),
+    );
+    assert.ok('task' in created && created.task);
+    const id = created.task.id;
+    const got = await transport.getTask({ id, historyLength: 1 });
+    assert.equal(got.id, id);
+    assert.equal(got.status.state, 'TASK_STATE_WORKING');
+    const list = await transport.listTasks({ contextId: 'ctx-w', pageSize: 10 });
+    assert.equal(list.tasks.length, 1);
+    assert.equal(list.pageSize, 10);
+    assert.equal(list.nextPageToken, '');
+    const none = await transport.listTasks({ contextId: 'no-such' });
+    assert.deepEqual(none.tasks, []);
+    assert.equal(none.totalSize, 0);
+    const canceled = await transport.cancelTask({ id });
+    assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+  });
+
+  test('push config CRUD over gRPC', async () => {
+    const created = await transport.sendMessage(send('wait'));
+    assert.ok('task' in created && created.task);
+    const taskId = created.task.id;
+    const cfg = await transport.createTaskPushNotificationConfig({
+      taskId,
+      url: 'https://hooks.example.test/a2a',
+      token: 'tok',
+      authentication: { scheme: 'Bearer', credentials: 'secret' },
+    });
+    assert.ok(cfg.id);
+    assert.equal(cfg.url, 'https://hooks.example.test/a2a');
+    const got = await transport.getTaskPushNotificationConfig({ taskId, id: cfg.id ?? '' });
+    assert.deepEqual(got, cfg);
+    const list = await transport.listTaskPushNotificationConfigs({ taskId });
+    assert.equal(list.configs?.length, 1);
+    assert.deepEqual(await transport.deleteTaskPushNotificationConfig({ taskId, id: cfg.id ?? '' }), {});
+    assert.deepEqual((await transport.listTaskPushNotificationConfigs({ taskId })).configs ?? [], []);
+  });
+
+  test('GetExtendedAgentCard not configured → FAILED_PRECONDITION with its reason', async () => {
+    const err = await rejectsWith(transport.getExtendedAgentCard({}), ExtendedAgentCardNotConfiguredError);
+    assert.equal(err.receivedStatus, 9);
+  });
+
+  test('unknown task → NOT_FOUND with ErrorInfo TASK_NOT_FOUND in grpc-status-details-bin', async () => {
+    const err = await rejectsWith(transport.getTask({ id: 'nope' }), TaskNotFoundError);
+    assert.equal(err.receivedStatus, 5);
+    assert.deepEqual(err.metadata, { taskId: 'nope' });
+    // The trailer itself, decoded independently.
+    const bytes = Buffer.from(encodeMessage(GRPC_METHODS.GetTask.input, { id: 'nope' }));
+    const raw = await rawUnary(target, GRPC_METHODS.GetTask.path, bytes);
+    assert.equal(raw.err?.code, 5);
+    const status = fromBinary(StatusSchema, raw.err?.metadata.get(STATUS_DETAILS_KEY)[0] as Buffer);
+    assert.equal(status.code, 5);
+    const info = status.details.map((d) => anyUnpack(d, ErrorInfoSchema)).find(Boolean);
+    assert.equal(info?.reason, 'TASK_NOT_FOUND');
+    assert.equal(info?.domain, 'a2a-protocol.org');
+    assert.equal(info?.metadata.taskId, 'nope');
+  });
+
+  test('unsupported a2a-version → FAILED_PRECONDITION VERSION_NOT_SUPPORTED (SRV-VER-5)', async () => {
+    const err = await rejectsWith(
+      transport.getTask({ id: 'x' }, { headers: { 'a2a-version': '0.3' } }),
+      VersionNotSupportedError,
+    );
+    assert.equal(err.receivedStatus, 9);
+    assert.equal(err.metadata.supportedVersions, '1.0');
+    // A patch component is ignored (SRV-VER-4); a missing version on lf.a2a.v1 is served as 1.0.
+    await rejectsWith(
+      transport.getTask({ id: 'x' }, { headers: { 'a2a-version': '1.0.7' } }),
+      TaskNotFoundError,
+    );
+    const bytes = Buffer.from(encodeMessage(GRPC_METHODS.GetTask.input, { id: 'x' }));
+    assert.equal((await rawUnary(target, GRPC_METHODS.GetTask.path, bytes)).err?.code, 5);
+  });
+
+  test('missing required field → INVALID_ARGUMENT with BadRequest field violations', async () => {
+    const err = await rejectsWith(transport.getTask({ id: '' }), InvalidParamsError);
+    assert.equal(err.receivedStatus, 3);
+    assert.deepEqual(err.violations, [{ path: 'id', description: 'required' }]);
+    const bytes = Buffer.from(
+      encodeMessage(GRPC_METHODS.SendMessage.input, {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [] },
+      }),
+    );
+    const raw = await rawUnary(target, GRPC_METHODS.SendMessage.path, bytes);
+    assert.equal(raw.err?.code, 3);
+    const status = fromBinary(StatusSchema, raw.err?.metadata.get(STATUS_DETAILS_KEY)[0] as Buffer);
+    const bad = status.details.map((d) => anyUnpack(d, BadRequestSchema)).find(Boolean);
+    assert.equal(bad?.fieldViolations[0]?.field, 'message.parts');
+  });
+
+  test('bytes that are not a valid message → INVALID_ARGUMENT, and the server keeps serving', async () => {
+    for (const garbage of [
+      Buffer.from([0x12, 0x05, 0x01]),
+      Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+    ]) {
+      const raw = await rawUnary(target, GRPC_METHODS.SendMessage.path, garbage);
+      assert.equal(raw.err?.code, 3, String(raw.err?.details));
+    }
+    const res = await transport.sendMessage(send('still alive'));
+    assert.ok('task' in res);
+  });
+
+  test('unknown method → UNIMPLEMENTED', async () => {
+    const raw = await rawUnary(target, '/lf.a2a.v1.A2AService/NoSuchMethod', Buffer.alloc(0));
+    assert.equal(raw.err?.code, 12);
+  });
+
+  test('handler failures become INTERNAL without leaking detail', async () => {
+    const err = await rejectsWith(transport.sendMessage(send('boom')), InternalError);
+    assert.equal(err.receivedStatus, 13);
+    assert.ok(!err.message.includes('secret'));
+  });
+
+  test('requested extensions reach the handler; activated ones come back in metadata', async () => {
+    const bytes = Buffer.from(encodeMessage(GRPC_METHODS.SendMessage.input, send('hello')));
+    const md = new Metadata();
+    md.set('a2a-version', '1.0');
+    md.set('a2a-extensions', `${EXT_OPTIONAL} ,https://unknown.test/x`);
+    const raw = await rawUnary(target, GRPC_METHODS.SendMessage.path, bytes, md);
+    assert.equal(raw.err, null);
+    assert.deepEqual(raw.headers?.get('a2a-extensions'), [EXT_OPTIONAL]);
+    assert.deepEqual(handler.contexts.at(-1)?.requestedExtensions, [EXT_OPTIONAL, 'https://unknown.test/x']);
+  });
+
+  test('SendStreamingMessage streams events in order and ends OK (SRV-GRPC-4)', async () => {
+    const events = await collect(transport.sendStreamingMessage(send('stream:3')));
+    assert.equal(events.length, 5);
+    assert.ok(events[0] && 'task' in events[0]);
+    const chunks = events
+      .slice(1, 4)
+      .map((e) => ('artifactUpdate' in e ? e.artifactUpdate?.artifact.parts[0] : undefined));
+    assert.deepEqual(chunks, [{ text: 'chunk 1' }, { text: 'chunk 2' }, { text: 'chunk 3' }]);
+    const last = events[4];
+    assert.ok(last && 'statusUpdate' in last && last.statusUpdate?.status.state === 'TASK_STATE_COMPLETED');
+  });
+
+  test('a long stream is delivered completely and in order (backpressure)', async () => {
+    const n = 400;
+    let i = 0;
+    for await (const e of transport.sendStreamingMessage(send(`stream:${n}`))) {
+      if (i >= 1 && i <= n)
+        assert.deepEqual('artifactUpdate' in e && e.artifactUpdate?.artifact.parts[0], {
+          text: `chunk ${i}`,
+        });
+      i++;
+    }
+    assert.equal(i, n + 2);
+  });
+
+  test('SubscribeToTask: unknown task fails before the first event; known task streams', async () => {
+    await rejectsWith(collect(transport.subscribeToTask({ id: 'nope' })), TaskNotFoundError);
+    const created = await transport.sendMessage(send('wait'));
+    assert.ok('task' in created && created.task);
+    const events = await collect(transport.subscribeToTask({ id: created.task.id }));
+    assert.equal(events.length, 3);
+  });
+
+  test('an error after the stream started ends it with that status and ErrorInfo (G5)', async () => {
+    const seen: StreamResponse[] = [];
+    const err = await rejectsWith(
+      (async () => {
+        for await (const e of transport.sendStreamingMessage(send('fail-midway'))) seen.push(e);
+      })(),
+      TaskNotCancelableError,
+    );
+    assert.equal(seen.length, 2);
+    assert.equal(err.receivedStatus, 9);
+  });
+
+  test('a client that stops reading ends its call; the server stops iterating but the task lives on', async () => {
+    handler.gate = new Gate();
+    const before = handler.returned;
+    let taskId = '';
+    for await (const e of transport.sendStreamingMessage(send('hold'))) {
+      if ('task' in e && e.task) taskId = e.task.id;
+      break;
+    }
+    for (let i = 0; i < 200 && handler.returned === before; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(handler.returned, before + 1);
+    const task = await transport.getTask({ id: taskId });
+    assert.equal(task.status.state, 'TASK_STATE_SUBMITTED');
+  });
+
+  test('AbortSignal cancels a stream; timeoutMs becomes a deadline', async () => {
+    handler.gate = new Gate();
+    const ac = new AbortController();
+    await assert.rejects(
+      (async () => {
+        for await (const _ of transport.sendStreamingMessage(send('hold'), { signal: ac.signal })) ac.abort();
+      })(),
+      { name: 'AbortError' },
+    );
+    handler.gate = new Gate();
+    await assert.rejects(collect(transport.sendStreamingMessage(send('hold'), { timeoutMs: 100 })), {
+      name: 'TimeoutError',
+    });
+    handler.gate.open();
+  });
+});
+
+describe('gRPC binding limits and required extensions', () => {
+  test('oversized message → RESOURCE_EXHAUSTED, then normal calls still work', async (t) => {
+    const binding = new GrpcBinding(new StubHandler(), { maxMessageBytes: 1024 });
+    const port = await binding.listen(0);
+    const transport = new GrpcTransport(`127.0.0.1:${port}`);
+    t.after(async () => {
+      await transport.close();
+      await binding.close();
+    });
+    const err = await rejectsWith(transport.sendMessage(send('x'.repeat(4096))), A2AError);
+    assert.equal(err.receivedStatus, 8);
+    assert.ok('task' in (await transport.sendMessage(send('small'))));
+  });
+
+  test('a required extension not requested → ExtensionSupportRequiredError', async (t) => {
+    const handler = new StubHandler({ requireExtension: true });
+    const binding = new GrpcBinding(handler);
+    const port = await binding.listen(0);
+    const plain = new GrpcTransport(`127.0.0.1:${port}`);
+    const withExt = new GrpcTransport(`grpc://127.0.0.1:${port}`, { extensions: [EXT_REQUIRED] });
+    t.after(async () => {
+      await plain.close();
+      await withExt.close();
+      await binding.close();
+    });
+    const err = await rejectsWith(plain.sendMessage(send('hi')), ExtensionSupportRequiredError);
+    assert.equal(err.metadata.extensions, EXT_REQUIRED);
+    assert.ok('task' in (await withExt.sendMessage(send('hi'))));
+    assert.deepEqual([...(handler.contexts.at(-1)?.activatedExtensions ?? [])], [EXT_REQUIRED]);
+  });
+
+  test('an unreachable server → a transport error (Unavailable)', async () => {
+    const binding = new GrpcBinding(new StubHandler());
+    const port = await binding.listen(0);
+    await binding.close();
+    const transport = new GrpcTransport(`127.0.0.1:${port}`);
+    try {
+      const err = await rejectsWith(transport.getTask({ id: 'x' }, { timeoutMs: 5000 }), A2AError);
+      assert.equal(err.code, 'Unavailable');
+    } finally {
+      await transport.close();
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DescMessage } from '@bufbuild/protobuf';
+import {
+  ListTasksResponseSchema,
+  SendMessageRequestSchema,
+  SendMessageResponseSchema,
+  StreamResponseSchema,
+  TaskSchema,
+} from '../../../src/bindings/grpc/gen/lf/a2a/v1/a2a_pb.js';
+import {
+  decodeMessage,
+  encodeFast,
+  encodeMessage,
+  fillRequired,
+  fromGrpcError,
+  toGrpcStatus,
+} from '../../../src/bindings/grpc/wire.js';
+import {
+  InternalError,
+  InvalidParamsError,
+  TaskNotFoundError,
+  VersionNotSupportedError,
+} from '../../../src/errors/a2a-error.js';
+
+const message = {
+  messageId: 'm-1',
+  contextId: 'c-1',
+  taskId: 't-1',
+  role: 'ROLE_AGENT',
+  parts: [
+    { text: 'hello', mediaType: 'text/plain', metadata: { k: 'v' } },
+    { raw: 'aGVsbG8=', filename: 'h.txt' },
+    { url: 'https://example.test/f' },
+    { data: { a: 1.5, b: [true, null, 'x', { deep: [] }], c: {} } },
+    { data: 'just a string' },
+    { data: null },
+  ],
+  metadata: { nested: { x: [1, 2] } },
+  extensions: ['https://ext.test/a'],
+  referenceTaskIds: ['t-0'],
+};
+const task = {
+  id: 't-1',
+  contextId: 'c-1',
+  status: { state: 'TASK_STATE_WORKING', message, timestamp: '2026-03-04T05:06:07.123456Z' },
+  artifacts: [{ artifactId: 'a', name: 'n', description: 'd', parts: [{ text: 'x' }], extensions: ['e'] }],
+  history: [message, { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: '' }] }],
+  metadata: {},
+};
+
+const samples: [DescMessage, unknown][] = [
+  [TaskSchema, task],
+  [TaskSchema, { id: 't', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '1969-12-31T23:59:59.5Z' } }],
+  [
+    TaskSchema,
+    { id: 't', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2026-01-01T01:00:00+01:00' } },
+  ],
+  [SendMessageResponseSchema, { task }],
+  [SendMessageResponseSchema, { message }],
+  [StreamResponseSchema, { task }],
+  [
+    StreamResponseSchema,
+    {
+      statusUpdate: {
+        taskId: 't',
+        contextId: 'c',
+        status: { state: 'TASK_STATE_COMPLETED' },
+        metadata: { q: 1 },
+      },
+    },
+  ],
+  [
+    StreamResponseSchema,
+    {
+      artifactUpdate: {
+        taskId: 't',
+        contextId: 'c',
+        artifact: task.artifacts[0],
+        append: true,
+        lastChunk: false,
+      },
+    },
+  ],
+  [
+    SendMessageRequestSchema,
+    {
+      tenant: 'acme',
+      message,
+      configuration: { acceptedOutputModes: ['text/plain'], historyLength: 0, returnImmediately: true },
+      metadata: { m: 'x' },
+    },
+  ],
+];
+
+describe('gRPC wire conversion', () => {
+  test('the fast encoder writes exactly what protobuf-es writes', () => {
+    for (const [schema, value] of samples) {
+      const fast = encodeFast(schema, value);
+      const generic = encodeMessage(schema, value);
+      assert.deepEqual(decodeMessage(schema, fast), decodeMessage(schema, generic), schema.typeName);
+      assert.deepEqual(Buffer.from(fast), Buffer.from(generic), schema.typeName);
+    }
+  });
+
+  test('round trip keeps the ProtoJSON model', () => {
+    assert.deepEqual(
+      decodeMessage(SendMessageResponseSchema, encodeFast(SendMessageResponseSchema, { message })),
+      {
+        message,
+      },
+    );
+  });
+
+  test('values the fast path does not expect fall back to the strict generic path', () => {
+    // An enum given as its number is valid ProtoJSON input, handled by the generic path.
+    const t = { id: 't', status: { state: 3 } };
+    assert.deepEqual(encodeFast(TaskSchema, t), encodeMessage(TaskSchema, t));
+    assert.throws(() => encodeFast(TaskSchema, { id: 't', status: { state: 'BOGUS' } }));
+    assert.throws(() => encodeFast(SendMessageResponseSchema, { task, message }));
+  });
+
+  test('fillRequired restores REQUIRED defaults that ProtoJSON omits', () => {
+    const empty = decodeMessage(
+      ListTasksResponseSchema,
+      encodeMessage(ListTasksResponseSchema, { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 }),
+    );
+    assert.deepEqual(empty, {});
+    assert.deepEqual(fillRequired(ListTasksResponseSchema, empty), {
+      tasks: [],
+      nextPageToken: '',
+      pageSize: 0,
+      totalSize: 0,
+    });
+    const t = fillRequired(
+      TaskSchema,
+      decodeMessage(
+        TaskSchema,
+        encodeMessage(TaskSchema, { id: 't', status: { state: 'TASK_STATE_WORKING' } }),
+      ),
+    );
+    assert.deepEqual(t, { id: 't', status: { state: 'TASK_STATE_WORKING' } });
+  });
+
+  test('errors survive the trip through google.rpc.Status', () => {
+    const cases = [
+      new TaskNotFoundError('gone', { metadata: { taskId: 't-9' } }),
+      new VersionNotSupportedError(undefined, { metadata: { supportedVersions: '1.0' } }),
+      new InvalidParamsError('bad', {
+        violations: [{ path: 'message.parts', description: 'needs at least 1 item(s)' }],
+      }),
+    ];
+    for (const original of cases) {
+      const status = toGrpcStatus(original);
+      const back = fromGrpcError({ code: status.code, details: status.details, metadata: status.metadata });
+      assert.equal(back.constructor, original.constructor);
+      assert.equal(back.message, original.message);
+      assert.deepEqual(back.metadata, original.metadata);
+      assert.deepEqual(back.violations, original.violations);
+    }
+    const internal = toGrpcStatus(new Error('db password is hunter2'));
+    assert.equal(internal.code, 13);
+    assert.ok(!internal.details.includes('hunter2'));
+    assert.ok(fromGrpcError(internal) instanceof InternalError);
+  });
+});

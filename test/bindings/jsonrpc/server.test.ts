@@ -1,0 +1,390 @@
+/**
+ * JSON-RPC binding over real sockets, with a stub RequestHandler (SRV-JRPC-*, G3, G4, G5, G12).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertProtoJson, assertStreamResponse } from '../../support/oracle.js';
+import { TEST_CARD, startStubServer, type StubHandler } from '../../support/stub-handler.js';
+
+let base: string;
+let endpoint: string;
+let stub: StubHandler;
+let close: () => Promise<void>;
+
+before(async () => {
+  const started = await startStubServer();
+  base = started.url;
+  endpoint = `${base}/a2a/jsonrpc`;
+  stub = started.stub;
+  close = started.close;
+});
+after(() => close());
+
+const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+
+async function post(body: string, headers: Record<string, string> = V1) {
+  const res = await fetch(endpoint, { method: 'POST', headers, body });
+  const text = await res.text();
+  return { res, text, json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+function call(method: string, params: unknown, id: unknown = 1, headers?: Record<string, string>) {
+  return post(JSON.stringify({ jsonrpc: '2.0', id, method, params }), headers);
+}
+
+function message(text: string, extra: Record<string, unknown> = {}) {
+  return { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], ...extra } };
+}
+
+function errorOf(json: Record<string, unknown> | undefined) {
+  return (json as { error: { code: number; message: string; data?: Record<string, unknown>[] } }).error;
+}
+
+async function sseEvents(res: Response): Promise<unknown[]> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice(6)) as unknown);
+}
+
+describe('JSON-RPC envelope', () => {
+  test('ids of every legal type are echoed (string, number, null)', async () => {
+    for (const id of ['abc', 7, 0, -1.5, null]) {
+      const { res, json } = await call('GetExtendedAgentCard', undefined, id);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'application/json');
+      assert.deepEqual(json?.id, id);
+      assert.equal(json?.jsonrpc, '2.0');
+      assertProtoJson('AgentCard', json?.result);
+    }
+  });
+
+  test('G12: a notification (no id) is not executed and not answered', async () => {
+    const before = stub.calls.length;
+    const { res, text } = await post(
+      JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: message('x') }),
+    );
+    assert.equal(res.status, 204);
+    assert.equal(text, '');
+    assert.equal(stub.calls.length, before);
+  });
+
+  test('SRV-JRPC-8: malformed JSON is -32700 with id null', async () => {
+    const { res, json } = await post('{"jsonrpc":"2.0",');
+    assert.equal(res.status, 200);
+    assert.equal(json?.id, null);
+    assert.equal(errorOf(json).code, -32700);
+  });
+
+  test('an empty body is -32700', async () => {
+    const { json } = await post('');
+    assert.equal(errorOf(json).code, -32700);
+  });
+
+  test('G12: a batch is -32600 with id null', async () => {
+    const { res, json } = await post(
+      JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }]),
+    );
+    assert.equal(res.status, 200);
+    assert.equal(json?.id, null);
+    assert.equal(errorOf(json).code, -32600);
+  });
+
+  test('invalid envelopes are -32600', async () => {
+    for (const body of [
+      '"just a string"',
+      'null',
+      JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'GetTask' }),
+      JSON.stringify({ id: 1, method: 'GetTask' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 1 }),
+      JSON.stringify({ jsonrpc: '2.0', id: { a: 1 }, method: 'GetTask' }),
+      JSON.stringify({ jsonrpc: '2.0', id: true, method: 'GetTask' }),
+    ]) {
+      const { res, json } = await post(body);
+      assert.equal(res.status, 200, body);
+      assert.equal(errorOf(json).code, -32600, body);
+    }
+  });
+
+  test('the id is echoed on an invalid jsonrpc version', async () => {
+    const { json } = await post(JSON.stringify({ jsonrpc: '1.0', id: 'k', method: 'GetTask' }));
+    assert.equal(json?.id, 'k');
+  });
+
+  test('N3: unknown, v0.3 slash and GetAgentCard methods are -32601 on version 1.0', async () => {
+    for (const method of ['Nope', 'message/send', 'tasks/get', 'GetAgentCard', 'sendMessage']) {
+      const { res, json } = await call(method, {}, 'x');
+      assert.equal(res.status, 200);
+      assert.equal(json?.id, 'x');
+      assert.equal(errorOf(json).code, -32601, method);
+    }
+  });
+
+  test('GET on the endpoint is 405', async () => {
+    const res = await fetch(endpoint);
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+    await res.text();
+  });
+
+  test('N14: application/a2a+json and any +json with charset are accepted', async () => {
+    for (const type of [
+      'application/a2a+json',
+      'application/vnd.x+json; charset=utf-8',
+      'application/json;charset=UTF-8',
+    ]) {
+      const { res, json } = await call('GetExtendedAgentCard', {}, 1, {
+        'content-type': type,
+        'a2a-version': '1.0',
+      });
+      assert.equal(res.status, 200, type);
+      assert.ok(json?.result, type);
+    }
+  });
+
+  test('a non-JSON content type is 415 with -32600', async () => {
+    const { res, json } = await call('GetTask', { id: 'x' }, 1, {
+      'content-type': 'text/plain',
+      'a2a-version': '1.0',
+    });
+    assert.equal(res.status, 415);
+    assert.equal(errorOf(json).code, -32600);
+  });
+});
+
+describe('JSON-RPC versions and extensions', () => {
+  test('N9: no A2A-Version with a v1.0 method is served as 1.0', async () => {
+    const { json } = await call('GetExtendedAgentCard', {}, 1, { 'content-type': 'application/json' });
+    assert.ok(json?.result);
+    assert.equal(stub.calls.at(-1)?.ctx.protocolVersion, '1.0');
+  });
+
+  test('SRV-VER-4: 1.0.3 is 1.0', async () => {
+    const { json } = await call('GetExtendedAgentCard', {}, 1, {
+      'content-type': 'application/json',
+      'a2a-version': '1.0.3',
+    });
+    assert.ok(json?.result);
+  });
+
+  test('SRV-VER-2: 0.3 and 2.0 are VersionNotSupportedError with supportedVersions', async () => {
+    for (const v of ['0.3', '2.0', 'banana']) {
+      const { res, json } = await call('GetTask', { id: 'x' }, 5, {
+        'content-type': 'application/json',
+        'a2a-version': v,
+      });
+      assert.equal(res.status, 200);
+      const error = errorOf(json);
+      assert.equal(error.code, -32009, v);
+      assert.equal(json?.id, 5);
+      assert.deepEqual(error.data?.[0], {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'VERSION_NOT_SUPPORTED',
+        domain: 'a2a-protocol.org',
+        metadata: { supportedVersions: '1.0' },
+      });
+    }
+  });
+
+  test('SRV-VER-3: no version with a v0.3 method means 0.3: VersionNotSupportedError', async () => {
+    const { json } = await call('message/send', {}, 1, { 'content-type': 'application/json' });
+    assert.equal(errorOf(json).code, -32009);
+  });
+
+  test('N8: the A2A-Version query parameter is read when the header is absent', async () => {
+    const res = await fetch(`${endpoint}?a2a-version=2.0`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard' }),
+    });
+    assert.equal(errorOf((await res.json()) as Record<string, unknown>).code, -32009);
+  });
+
+  test('SRV-EXT-2: extensions from comma lists and the X- alias reach the context; activated ones are echoed', async () => {
+    const { res } = await call('GetExtendedAgentCard', {}, 1, {
+      ...V1,
+      'a2a-extensions': 'https://example.test/ext/echo, https://example.test/ext/other',
+    });
+    assert.deepEqual(stub.calls.at(-1)?.ctx.requestedExtensions, [
+      'https://example.test/ext/echo',
+      'https://example.test/ext/other',
+    ]);
+    assert.equal(res.headers.get('a2a-extensions'), 'https://example.test/ext/echo');
+    const legacy = await call('GetExtendedAgentCard', {}, 1, {
+      ...V1,
+      'x-a2a-extensions': 'https://example.test/ext/echo',
+    });
+    assert.equal(legacy.res.headers.get('x-a2a-extensions'), 'https://example.test/ext/echo');
+  });
+});
+
+describe('JSON-RPC operations', () => {
+  test('SendMessage returns a SendMessageResponse; GetTask finds the task', async () => {
+    const { json } = await call('SendMessage', message('hello'));
+    assertProtoJson('SendMessageResponse', json?.result);
+    const task = (json?.result as { task: { id: string } }).task;
+    const got = await call('GetTask', { id: task.id, historyLength: 0 });
+    assertProtoJson('Task', got.json?.result);
+  });
+
+  test('SRV-JRPC-7: an unknown task is -32001 with ErrorInfo in data', async () => {
+    const { res, json } = await call('GetTask', { id: 'missing' }, 'q');
+    assert.equal(res.status, 200);
+    const error = errorOf(json);
+    assert.equal(error.code, -32001);
+    assert.deepEqual(error.data, [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'TASK_NOT_FOUND',
+        domain: 'a2a-protocol.org',
+        metadata: { taskId: 'missing' },
+      },
+    ]);
+  });
+
+  test('SRV-SEND-9: a missing messageId is -32602 naming the field, and nothing runs', async () => {
+    const before = stub.calls.length;
+    const { json } = await call('SendMessage', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } });
+    const error = errorOf(json);
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /messageId/);
+    const bad = error.data?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as
+      { fieldViolations: { field: string }[] } | undefined;
+    assert.ok(bad?.fieldViolations.some((v) => v.field === 'message.messageId'));
+    assert.equal(stub.calls.length, before);
+  });
+
+  test('SRV-HIST-5: a negative historyLength is -32602', async () => {
+    const { json } = await call('GetTask', { id: 'x', historyLength: -1 });
+    assert.equal(errorOf(json).code, -32602);
+  });
+
+  test('params that are not an object are -32602', async () => {
+    const { json } = await call('GetTask', ['x']);
+    assert.equal(errorOf(json).code, -32602);
+  });
+
+  test('a bad page token is -32602', async () => {
+    const { json } = await call('ListTasks', { pageToken: 'bad' });
+    assert.equal(errorOf(json).code, -32602);
+  });
+
+  test('an unexpected failure is -32603 without leaking its message', async () => {
+    const { json } = await call('SendMessage', message('crash'));
+    const error = errorOf(json);
+    assert.equal(error.code, -32603);
+    assert.doesNotMatch(error.message, /stub crash/);
+  });
+
+  test('tenant comes from params.tenant', async () => {
+    await call('ListTasks', { tenant: 'acme' });
+    assert.equal(stub.calls.at(-1)?.ctx.tenant, 'acme');
+  });
+});
+
+describe('JSON-RPC streaming', () => {
+  test('SRV-JRPC-6: SendStreamingMessage streams one JSON-RPC response per data line, in order', async () => {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 's1',
+        method: 'SendStreamingMessage',
+        params: message('streamed'),
+      }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    assert.equal(res.headers.get('cache-control'), 'no-cache');
+    const events = (await sseEvents(res)) as { id: string; result: Record<string, unknown> }[];
+    assert.equal(events.length, 4);
+    for (const event of events) {
+      assert.equal(event.id, 's1');
+      assertStreamResponse(event.result);
+    }
+    assert.deepEqual(
+      events.map((e) => Object.keys(e.result)[0]),
+      ['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'],
+    );
+  });
+
+  test('G5: an error before the first event is an ordinary error response', async () => {
+    const { res, json } = await call('SubscribeToTask', { id: 'missing' });
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    assert.equal(errorOf(json).code, -32001);
+  });
+
+  test('G5: an error after the stream started is one error event, then the stream closes', async () => {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'SendStreamingMessage',
+        params: message('boom'),
+      }),
+    });
+    const events = (await sseEvents(res)) as { id: number; result?: unknown; error?: { code: number } }[];
+    assert.equal(events.length, 2);
+    assert.ok(events[0]?.result);
+    assert.equal(events[1]?.id, 9);
+    assert.equal(events[1]?.error?.code, -32004);
+  });
+
+  test('SRV-STREAM-7: a client going away stops the iteration', async () => {
+    const returnedBefore = stub.returned;
+    const controller = new AbortController();
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: message('hold'),
+      }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    assert.match(new TextDecoder().decode(first.value), /^data: /);
+    controller.abort();
+    for (let i = 0; i < 200 && stub.returned === returnedBefore; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.equal(stub.returned, returnedBefore + 1);
+  });
+
+  test('a streaming notification is not executed', async () => {
+    const before = stub.calls.length;
+    const { res } = await post(
+      JSON.stringify({ jsonrpc: '2.0', method: 'SendStreamingMessage', params: message('x') }),
+    );
+    assert.equal(res.status, 204);
+    assert.equal(stub.calls.length, before);
+  });
+});
+
+describe('JSON-RPC required extensions (SRV-EXT-3)', () => {
+  test('a required extension not requested is -32008; requested, it is activated and echoed', async (t) => {
+    const started = await startStubServer({
+      card: { ...TEST_CARD, extensions: [{ uri: 'urn:required', required: true }] },
+    });
+    t.after(started.close);
+    const url = `${started.url}/a2a/jsonrpc`;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} });
+    const missing = await fetch(url, { method: 'POST', headers: V1, body });
+    const error = errorOf((await missing.json()) as Record<string, unknown>);
+    assert.equal(error.code, -32008);
+    assert.deepEqual((error.data?.[0] as { metadata: unknown }).metadata, { extensions: 'urn:required' });
+    const ok = await fetch(url, {
+      method: 'POST',
+      headers: { ...V1, 'a2a-extensions': 'urn:required' },
+      body,
+    });
+    assert.ok(((await ok.json()) as { result?: unknown }).result);
+    assert.equal(ok.headers.get('a2a-extensions'), 'urn:required');
+  });
+});

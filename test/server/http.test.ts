@@ -1,0 +1,244 @@
+/**
+ * Hosting: the card endpoint, startup validation, body limits, graceful close, Express
+ * mounting, the fetch adapter and gRPC listing.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createA2AServer } from '../../src/server/index.js';
+import { assertProtoJson } from '../support/oracle.js';
+import { StubHandler, TEST_CARD, startStubServer, testExecutor } from '../support/stub-handler.js';
+
+describe('card endpoint (SRV-CARD)', () => {
+  test('lists the real URLs, protocol 1.0 and true capabilities, with caching headers', async (t) => {
+    const { url, close } = await startStubServer({ streaming: false });
+    t.after(close);
+    const res = await fetch(`${url}/.well-known/agent-card.json`);
+    assert.equal(res.status, 200);
+    const card = (await res.json()) as Record<string, unknown>;
+    assertProtoJson('AgentCard', card);
+    assert.deepEqual(card.supportedInterfaces, [
+      { url: `${url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
+    assert.deepEqual(card.capabilities, {
+      streaming: false,
+      pushNotifications: false,
+      extendedAgentCard: true,
+    });
+    assert.deepEqual(card.defaultInputModes, ['text/plain']);
+    assert.match(res.headers.get('cache-control') ?? '', /max-age=\d+/);
+    const etag = res.headers.get('etag');
+    assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/);
+    const again = await fetch(`${url}/.well-known/agent-card.json`, {
+      headers: { 'if-none-match': etag as string },
+    });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), '');
+    const changed = await fetch(`${url}/.well-known/agent-card.json`, {
+      headers: { 'if-none-match': '"other"' },
+    });
+    assert.equal(changed.status, 200);
+    await changed.text();
+  });
+
+  test('D25: no A2A-Version check on the card', async (t) => {
+    const { url, close } = await startStubServer();
+    t.after(close);
+    const res = await fetch(`${url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '9.9' } });
+    assert.equal(res.status, 200);
+    await res.text();
+  });
+
+  test('publicUrl is used for the interfaces', async (t) => {
+    const { server, close } = await startStubServer({ publicUrl: 'https://agents.example.com/' });
+    t.after(close);
+    assert.equal(server.card().supportedInterfaces[0]?.url, 'https://agents.example.com/a2a/jsonrpc');
+  });
+
+  test('gRPC, when configured, is listed third as host:port', async (t) => {
+    const server = createA2AServer({
+      agent: testExecutor,
+      card: TEST_CARD,
+      grpc: { port: 0, host: '127.0.0.1' },
+    });
+    t.after(() => server.close());
+    const info = await server.listen(0, '127.0.0.1');
+    assert.ok(info.grpcPort && info.grpcPort > 0);
+    const card = (await (await fetch(`${info.url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { url: string; protocolBinding: string }[];
+    };
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => i.protocolBinding),
+      ['JSONRPC', 'HTTP+JSON', 'GRPC'],
+    );
+    assert.equal(card.supportedInterfaces[2]?.url, `127.0.0.1:${info.grpcPort}`);
+  });
+});
+
+describe('startup validation', () => {
+  const bad: [string, Record<string, unknown>, RegExp][] = [
+    ['no skills', { skills: [] }, /skills/],
+    ['a skill without tags', { skills: [{ id: 'a', name: 'A', description: 'a', tags: [] }] }, /tags/],
+    ['empty input modes', { defaultInputModes: [] }, /defaultInputModes/],
+    ['a missing name', { name: undefined }, /name/],
+    ['capabilities that would lie', { capabilities: { streaming: true } }, /capabilities/],
+    ['hand-written interfaces', { supportedInterfaces: [] }, /supportedInterfaces/],
+  ];
+  for (const [what, change, message] of bad) {
+    test(`a card with ${what} makes createA2AServer throw`, () => {
+      assert.throws(
+        () => createA2AServer({ agent: testExecutor, card: { ...TEST_CARD, ...change } as typeof TEST_CARD }),
+        message,
+      );
+    });
+  }
+
+  test('an invalid publicUrl throws', () => {
+    assert.throws(
+      () => createA2AServer({ agent: testExecutor, card: TEST_CARD, publicUrl: 'not a url' }),
+      /publicUrl/,
+    );
+  });
+});
+
+describe('body limit', () => {
+  test('a chunked body is cut off as soon as it passes the limit (413)', async (t) => {
+    const { url, close } = await startStubServer({ bodyLimit: 1024 });
+    t.after(close);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${url}/a2a/rest/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"message":"' + 'x'.repeat(2048));
+      // Never finished: the server must answer without waiting for the end.
+    });
+    assert.equal(status, 413);
+  });
+
+  test('a declared Content-Length over the limit is refused before reading', async (t) => {
+    const { url, close } = await startStubServer({ bodyLimit: 1024 });
+    t.after(close);
+    const res = await fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(4096),
+    });
+    assert.equal(res.status, 413);
+    assert.equal(((await res.json()) as { error: { code: number } }).error.code, -32600);
+  });
+});
+
+describe('graceful close', () => {
+  test('close() ends open streams cleanly and stops their iteration', async () => {
+    const { url, stub, close } = await startStubServer();
+    const res = await fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'h', role: 'ROLE_USER', parts: [{ text: 'hold' }] } },
+      }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await close();
+    let done = false;
+    for (let i = 0; i < 100 && !done; i++) done = (await reader.read()).done;
+    assert.ok(done, 'the stream ended');
+    assert.equal(stub.returned, 1);
+  });
+
+  test('close() waits for an in-flight response', async () => {
+    const { url, stub, close } = await startStubServer();
+    const answered = fetch(`${url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { messageId: 'w', role: 'ROLE_USER', parts: [{ text: 'wait' }] } }),
+    }).then((r) => r.status);
+    for (let i = 0; i < 500 && stub.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 2));
+    assert.equal(stub.calls.length, 1);
+    const closed = close();
+    stub.release();
+    assert.equal(await answered, 200);
+    await closed;
+  });
+});
+
+describe('adapters', () => {
+  test('nodeHandler mounts in Express and passes other paths on', async (t) => {
+    const a2a = createA2AServer({
+      agent: testExecutor,
+      card: TEST_CARD,
+      handler: (card) => new StubHandler(card),
+    });
+    const app = express();
+    app.use(a2a.nodeHandler);
+    app.get('/health', (_req, res) => {
+      res.send('ok');
+    });
+    const http = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => http.once('listening', () => resolve()));
+    t.after(async () => {
+      await a2a.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    });
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    assert.equal(await (await fetch(`${base}/health`)).text(), 'ok');
+    const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { url: string }[];
+    };
+    assert.equal(card.supportedInterfaces[0]?.url, `${base}/a2a/jsonrpc`);
+    const rpc = await fetch(`${base}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard' }),
+    });
+    assertProtoJson('AgentCard', ((await rpc.json()) as { result: unknown }).result);
+  });
+
+  test('fetch() serves unary calls, SSE and the card', async (t) => {
+    const a2a = createA2AServer({
+      agent: testExecutor,
+      card: TEST_CARD,
+      handler: (card) => new StubHandler(card),
+    });
+    t.after(() => a2a.close());
+    const card = await a2a.fetch(new Request('https://edge.example/.well-known/agent-card.json'));
+    assert.equal(card.status, 200);
+    const json = (await card.json()) as { supportedInterfaces: { url: string }[] };
+    assert.equal(json.supportedInterfaces[1]?.url, 'https://edge.example/a2a/rest');
+    const send = await a2a.fetch(
+      new Request('https://edge.example/a2a/rest/message:send', {
+        method: 'POST',
+        headers: { 'content-type': 'application/a2a+json' },
+        body: JSON.stringify({ message: { messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'x' }] } }),
+      }),
+    );
+    assert.equal(send.status, 200);
+    assertProtoJson('SendMessageResponse', await send.json());
+    const stream = await a2a.fetch(
+      new Request('https://edge.example/a2a/rest/message:stream', {
+        method: 'POST',
+        headers: { 'content-type': 'application/a2a+json' },
+        body: JSON.stringify({ message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }] } }),
+      }),
+    );
+    assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    const frames = (await stream.text()).split('\n\n').filter((b) => b.startsWith('data: '));
+    assert.equal(frames.length, 4);
+    const missing = await a2a.fetch(new Request('https://edge.example/elsewhere'));
+    assert.equal(missing.status, 404);
+    await missing.text();
+  });
+});
