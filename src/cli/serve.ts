@@ -112,12 +112,18 @@ export async function runServe(options: ServeOptions): Promise<void> {
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('run a built-in agent (echo, bench) over JSON-RPC and REST until interrupted')
+    .description(
+      'run a built-in agent (echo, bench) over JSON-RPC and REST, and gRPC with --grpc-port, until interrupted',
+    )
     .option('-a, --agent <name>', `agent to run (${Object.keys(builtInAgents).join(', ')})`, 'echo')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', parsePort, DEFAULT_PORT)
     .option('-H, --host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--store <store>', 'task store', 'memory')
-    .option('--grpc-port <port>', 'also serve gRPC on this port', parsePort)
+    .option(
+      '--grpc-port <port>',
+      'also serve gRPC on this port (0 picks a free one), listed on the card as host:port',
+      parsePort,
+    )
     .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
     .action(async (opts: ServeOptions) => {
       await runServe(opts);

@@ -6,7 +6,7 @@
 import type { AgentCard, AgentInterface } from '../model/schema.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
 import type { CallOptions, Transport } from './transport.js';
-import { A2ANoCompatibleInterfaceError } from './errors.js';
+import { A2ANoCompatibleInterfaceError, A2ATimeoutError } from './errors.js';
 import { JsonRpcTransport } from '../bindings/jsonrpc/client.js';
 import { RestTransport } from '../bindings/rest/client.js';
 import type { HttpTransportOptions } from './http.js';
@@ -79,7 +79,14 @@ export async function createTransport(
     const mod = (await import(modulePath)) as {
       GrpcTransport: new (target: string, options?: Record<string, unknown>) => Transport;
     };
-    inner = new mod.GrpcTransport(grpcTarget(iface.url), options.grpc);
+    // The client's headers and extensions travel as metadata, like they do as HTTP headers on
+    // the other bindings; explicit gRPC options win.
+    const grpc = new mod.GrpcTransport(grpcTarget(iface.url), {
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.extensions && options.extensions.length > 0 ? { extensions: options.extensions } : {}),
+      ...options.grpc,
+    });
+    inner = new GrpcCallDefaults(grpc, options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   } else throw new A2ANoCompatibleInterfaceError(`unsupported binding ${iface.protocolBinding}`);
   return new TenantTransport(inner, iface.tenant || undefined);
 }
@@ -88,6 +95,54 @@ export async function createTransport(
 export function grpcTarget(url: string): string {
   const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]+)/i.exec(url);
   return m ? (m[1] as string) : url.replace(/\/+$/, '');
+}
+
+/** Per-call time limit when the caller gives none, as on the HTTP bindings. */
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * Gives gRPC the HTTP transports' call habits: a default deadline on unary calls (a dead peer
+ * must not hang a call forever) and a timeout reported as {@link A2ATimeoutError}. Streams keep
+ * no deadline: they may rightly last longer than any call timeout.
+ */
+export class GrpcCallDefaults implements Transport {
+  readonly binding: string;
+  constructor(
+    readonly inner: Transport,
+    readonly timeoutMs: number,
+  ) {
+    this.binding = inner.binding;
+  }
+  private async unary<R>(call: (options: CallOptions) => Promise<R>, options?: CallOptions): Promise<R> {
+    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+    try {
+      return await call({ ...options, timeoutMs });
+    } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError' && !options?.signal?.aborted) {
+        throw new A2ATimeoutError(`no gRPC response within ${timeoutMs} ms`, timeoutMs);
+      }
+      throw error;
+    }
+  }
+  sendMessage: Transport['sendMessage'] = (r, o) => this.unary((x) => this.inner.sendMessage(r, x), o);
+  sendStreamingMessage: Transport['sendStreamingMessage'] = (r, o) => this.inner.sendStreamingMessage(r, o);
+  getTask: Transport['getTask'] = (r, o) => this.unary((x) => this.inner.getTask(r, x), o);
+  listTasks: Transport['listTasks'] = (r, o) => this.unary((x) => this.inner.listTasks(r, x), o);
+  cancelTask: Transport['cancelTask'] = (r, o) => this.unary((x) => this.inner.cancelTask(r, x), o);
+  subscribeToTask: Transport['subscribeToTask'] = (r, o) => this.inner.subscribeToTask(r, o);
+  createTaskPushNotificationConfig: Transport['createTaskPushNotificationConfig'] = (r, o) =>
+    this.unary((x) => this.inner.createTaskPushNotificationConfig(r, x), o);
+  getTaskPushNotificationConfig: Transport['getTaskPushNotificationConfig'] = (r, o) =>
+    this.unary((x) => this.inner.getTaskPushNotificationConfig(r, x), o);
+  listTaskPushNotificationConfigs: Transport['listTaskPushNotificationConfigs'] = (r, o) =>
+    this.unary((x) => this.inner.listTaskPushNotificationConfigs(r, x), o);
+  deleteTaskPushNotificationConfig: Transport['deleteTaskPushNotificationConfig'] = (r, o) =>
+    this.unary((x) => this.inner.deleteTaskPushNotificationConfig(r, x), o);
+  getExtendedAgentCard: Transport['getExtendedAgentCard'] = (r, o) =>
+    this.unary((x) => this.inner.getExtendedAgentCard(r, x), o);
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
 
 type WithTenant = { tenant?: string };

@@ -37,18 +37,17 @@ export async function sendHttp(
   streaming = false,
 ): Promise<{ response: Response; done: () => void }> {
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const headers: Record<string, string> = {
-    ...options.headers,
-    accept: call.accept,
-    'A2A-Version': PROTOCOL_VERSION,
-  };
-  if (call.contentType) headers['content-type'] = call.contentType;
+  // Header names are case-insensitive: a Headers object lets a per-call value replace a
+  // default whatever its spelling, while extensions accumulate.
+  const headers = new Headers(options.headers);
+  headers.set('accept', call.accept);
+  headers.set('a2a-version', PROTOCOL_VERSION);
+  if (call.contentType) headers.set('content-type', call.contentType);
   const extensions = options.extensions ?? [];
-  if (extensions.length > 0) headers['A2A-Extensions'] = extensions.join(', ');
+  if (extensions.length > 0) headers.set('a2a-extensions', extensions.join(', '));
   for (const [k, v] of Object.entries(callOptions.headers ?? {})) {
-    if (k.toLowerCase() === 'a2a-extensions' && headers['A2A-Extensions']) {
-      headers['A2A-Extensions'] = `${headers['A2A-Extensions']}, ${v}`;
-    } else headers[k] = v;
+    if (k.toLowerCase() === 'a2a-extensions') headers.append(k, v);
+    else headers.set(k, v);
   }
   let url = call.url;
   if (callOptions.query && Object.keys(callOptions.query).length > 0) {
