@@ -5,7 +5,8 @@
  * every server alike; the figure reported is the median round.
  *
  * Environment knobs: BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (5), BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS (32), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
+ * BENCH_CONNECTIONS (32; calls in flight for gRPC), BENCH_GRPC_CONNECTIONS (4 HTTP/2
+ * connections), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
  * ids), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
  * with `node --import tsx bench/profile-summary.ts`).
  */
@@ -13,6 +14,7 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { grpcLoad } from './grpc-load.js';
 import type { ChildMessage, ParentMessage } from './servers/child.js';
 import { sseLoad } from './sse-load.js';
 
@@ -22,6 +24,7 @@ const ROUND_SECONDS = Number(env.BENCH_ROUND_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const MEMORY_TASKS = Number(env.BENCH_MEMORY_TASKS ?? 10_000);
+const GRPC_CONNECTIONS = Number(env.BENCH_GRPC_CONNECTIONS ?? 4);
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : undefined;
 const PROFILE = env.BENCH_PROFILE === '1';
 const PROFILE_DIR = fileURLToPath(new URL('./profiles/', import.meta.url));
@@ -57,6 +60,8 @@ interface BenchServer {
   name: ServerName;
   child: ChildProcess;
   base: string;
+  /** `127.0.0.1:<port>` of its gRPC service, when it has one. */
+  grpcTarget?: string;
 }
 
 const children = new Set<ChildProcess>();
@@ -103,7 +108,12 @@ async function startServer(name: ServerName, extraEnv: Record<string, string> = 
   if (message.type !== 'ready') {
     throw new Error(`${name} failed to start: ${message.type === 'error' ? message.message : message.type}`);
   }
-  return { name, child, base: `http://127.0.0.1:${message.port}` };
+  return {
+    name,
+    child,
+    base: `http://127.0.0.1:${message.port}`,
+    ...(message.grpcPort === undefined ? {} : { grpcTarget: `127.0.0.1:${message.grpcPort}` }),
+  };
 }
 
 async function stopServer(server: BenchServer): Promise<void> {
@@ -173,9 +183,9 @@ interface Scenario {
   /** a2a-kit / SDK must be at least this. */
   minRatio: number;
   /** One correct exchange; throws when the server answers wrongly. */
-  smoke(base: string): Promise<void>;
+  smoke(base: string, server: BenchServer): Promise<void>;
   /** Load for `seconds`; returns the figure (higher is better) and a note on failures. */
-  load(base: string, seconds: number): Promise<{ value: number; failures: number }>;
+  load(base: string, seconds: number, server: BenchServer): Promise<{ value: number; failures: number }>;
 }
 
 async function cannon(
@@ -295,12 +305,41 @@ const scenarios: Scenario[] = [
       return { value: result.eventsPerSecond, failures: result.errors + result.badStreams };
     },
   },
-  // Hook for the gRPC binding: add a scenario here whose `load` drives
-  // `/lf.a2a.v1.A2AService/SendMessage` (echo and task) on a `--grpc-port` of each child
-  // (the SDK side via `grpcService` from '@a2a-js/sdk/server/grpc'), e.g. with a bounded
-  // loop of @grpc/grpc-js unary calls at CONNECTIONS concurrency; servers/kit.ts and
-  // servers/sdk.ts then report `grpcPort` next to `port` in their ready message.
+  {
+    id: 'grpc-task',
+    label: 'gRPC SendMessage task',
+    unit: 'req/s',
+    servers: ['a2a-kit', 'sdk'],
+    minRatio: 3,
+    async smoke(_base, server) {
+      const target = grpcTargetOf(server);
+      const result = await grpcLoad({
+        target,
+        text: 'task:hello',
+        concurrency: 1,
+        durationMs: 10_000,
+        maxCalls: 1,
+      });
+      check(result.calls === 1 && result.failures === 0, 'the reply was not a COMPLETED task');
+    },
+    async load(_base, seconds, server) {
+      const result = await grpcLoad({
+        target: grpcTargetOf(server),
+        text: 'task:hello',
+        concurrency: CONNECTIONS,
+        // One HTTP/2 connection leaves both servers waiting on round trips part of the time.
+        connections: GRPC_CONNECTIONS,
+        durationMs: seconds * 1000,
+      });
+      return { value: result.callsPerSecond, failures: result.failures };
+    },
+  },
 ];
+
+function grpcTargetOf(server: BenchServer): string {
+  if (!server.grpcTarget) throw new Error(`${server.name} serves no gRPC`);
+  return server.grpcTarget;
+}
 
 // ---- running ------------------------------------------------------------------------------
 
@@ -326,20 +365,20 @@ async function runScenario(
     const server = servers.get(name);
     if (!server) continue;
     try {
-      await scenario.smoke(server.base);
+      await scenario.smoke(server.base, server);
       live.push(server);
     } catch (err) {
       figures.set(name, { failures: 0, error: err instanceof Error ? err.message : String(err) });
       process.stdout.write(`  ${name}: smoke check failed: ${figures.get(name)?.error}\n`);
     }
   }
-  for (const server of live) await scenario.load(server.base, WARMUP_SECONDS);
+  for (const server of live) await scenario.load(server.base, WARMUP_SECONDS, server);
   const rounds = new Map<ServerName, number[]>(live.map((s) => [s.name, []]));
   const failures = new Map<ServerName, number>(live.map((s) => [s.name, 0]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? live : [...live].reverse();
     for (const server of order) {
-      const { value, failures: failed } = await scenario.load(server.base, ROUND_SECONDS);
+      const { value, failures: failed } = await scenario.load(server.base, ROUND_SECONDS, server);
       rounds.get(server.name)!.push(value);
       failures.set(server.name, failures.get(server.name)! + failed);
       process.stdout.write(`  round ${round + 1} ${server.name}: ${value.toFixed(0)} ${scenario.unit}\n`);
@@ -489,7 +528,7 @@ async function main(): Promise<void> {
         if (scenario.servers.includes('bare') && !servers.has('bare')) {
           // The bare server answers with the bytes a2a-kit gave for the same request.
           const first = servers.get('a2a-kit') ?? servers.get('sdk');
-          if (first) await scenario.smoke(first.base).catch(() => undefined);
+          if (first) await scenario.smoke(first.base, first).catch(() => undefined);
           servers.set('bare', await startServer('bare', { BENCH_BARE_BODY: bareBody }));
         }
         const figures = await runScenario(scenario, servers);

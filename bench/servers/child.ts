@@ -1,12 +1,14 @@
 /**
  * The IPC protocol between `bench/run.ts` and each server it forks: the child reports
- * `{ type: 'ready', port }`; the parent may ask `{ type: 'measure' }` (answered with
+ * `{ type: 'ready', port, grpcPort? }`; the parent may ask `{ type: 'measure' }` (answered with
  * `{ type: 'memory', rss, heapUsed }` after a forced GC) and finally `{ type: 'exit' }`.
  */
 
 /** A started benchmark server. */
 export interface StartedServer {
   port: number;
+  /** The gRPC port, for servers that also serve gRPC. */
+  grpcPort?: number;
   close(): Promise<void>;
 }
 
@@ -14,7 +16,7 @@ export interface StartedServer {
 export type ParentMessage = { type: 'measure' } | { type: 'exit' };
 /** Messages the child sends. */
 export type ChildMessage =
-  | { type: 'ready'; port: number }
+  | { type: 'ready'; port: number; grpcPort?: number }
   | { type: 'memory'; rss: number; heapUsed: number; gc: boolean }
   | { type: 'error'; message: string };
 
@@ -52,7 +54,11 @@ export function runChild(start: () => Promise<StartedServer>): void {
       });
       process.on('disconnect', exit);
       process.on('SIGTERM', exit);
-      send({ type: 'ready', port: server.port });
+      send({
+        type: 'ready',
+        port: server.port,
+        ...(server.grpcPort === undefined ? {} : { grpcPort: server.grpcPort }),
+      });
     },
     (err: unknown) => {
       send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });

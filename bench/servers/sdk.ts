@@ -1,6 +1,6 @@
 /**
  * The same `bench` agent written on the official SDK (@a2a-js/sdk 1.3.0 with its Express
- * handlers), mounted on the same paths as a2a-kit. It implements the commands the benchmark
+ * handlers and its gRPC service), mounted on the same paths as a2a-kit. It implements the commands the benchmark
  * drives: `echo:<s>`, `task:<s>`, `stream:<n>`.
  */
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,8 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import express from 'express';
 import { runChild } from './child.js';
 
@@ -144,15 +146,28 @@ runChild(async () => {
     server.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+  const grpc = new GrpcServer();
+  grpc.addService(
+    A2AService,
+    grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication }),
+  );
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
   const base = `http://127.0.0.1:${port}`;
   card.supportedInterfaces.push(
     { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
     { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+    { url: `127.0.0.1:${grpcPort}`, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' },
   );
   return {
     port,
+    grpcPort,
     close: () =>
       new Promise<void>((resolve) => {
+        grpc.forceShutdown();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

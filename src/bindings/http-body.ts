@@ -110,38 +110,38 @@ export function readNodeBody(
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer | string): void => {
+    // Once settled, later events are ignored rather than the listeners removed: the request
+    // is done with, and the error listener keeps a late error from going unhandled.
+    let settled = false;
+    stream.on('data', (chunk: Buffer | string) => {
+      if (settled) return;
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += buf.length;
       if (size > limit) {
-        cleanup();
+        settled = true;
         // Stop reading; the reply carries `Connection: close` so the rest is never parsed.
         stream.pause();
         reject(new BodyTooLargeError(limit));
         return;
       }
       chunks.push(buf);
-    };
-    const onEnd = (): void => {
-      cleanup();
+    });
+    stream.on('end', () => {
+      if (settled) return;
+      settled = true;
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (err: Error): void => {
-      cleanup();
+    });
+    stream.on('error', (err: Error) => {
+      if (settled) return;
+      settled = true;
       reject(err);
-    };
+    });
     // A client that goes away mid-body may emit only 'close': never leave the read pending.
-    const onClose = (): void => onError(new Error('The client closed the connection before the body ended'));
-    const cleanup = (): void => {
-      stream.removeListener('data', onData);
-      stream.removeListener('end', onEnd);
-      stream.removeListener('error', onError);
-      stream.removeListener('close', onClose);
-    };
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    stream.on('close', onClose);
+    stream.on('close', () => {
+      if (settled) return;
+      settled = true;
+      reject(new Error('The client closed the connection before the body ended'));
+    });
   });
 }
 

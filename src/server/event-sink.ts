@@ -49,14 +49,17 @@ export class ExecutionSink implements TaskEventSink {
   readonly contextId: string;
   readonly #init: SinkInit;
   #phase: Phase;
-  #chain: Promise<unknown> = Promise.resolve();
+  /** Settles after the latest event's step; never rejects. */
+  #chain: Promise<void> = Promise.resolve();
+  /** Steps enqueued and not yet settled. */
+  #queued = 0;
   #last: StoredTask | undefined;
   /** Set as soon as execute() settled: later calls are refused at once. */
   #returned = false;
   /** Events accepted from the agent so far. */
   #emitted = 0;
   /** Artifact ids whose last chunk was sent by this execution. */
-  readonly #finished = new Set<string>();
+  #finished: Set<string> | undefined;
   #resolveOutcome!: (outcome: ExecutionOutcome) => void;
   #rejectOutcome!: (error: unknown) => void;
   /** Resolves at the execution's first accepted event (or its end, when it emitted none). */
@@ -131,7 +134,7 @@ export class ExecutionSink implements TaskEventSink {
     return this.#enqueue(async () => {
       this.#checkOpen();
       const built = this.#artifact(artifact);
-      if (this.#finished.has(built.artifactId)) {
+      if (this.#finished?.has(built.artifactId)) {
         throw new InvalidAgentResponseError(
           `artifact ${built.artifactId} already had its last chunk; it cannot be extended`,
         );
@@ -147,7 +150,7 @@ export class ExecutionSink implements TaskEventSink {
           ...(options.lastChunk ? { lastChunk: true } : {}),
         });
       }
-      if (options.lastChunk) this.#finished.add(built.artifactId);
+      if (options.lastChunk) (this.#finished ??= new Set()).add(built.artifactId);
     });
   }
 
@@ -197,7 +200,7 @@ export class ExecutionSink implements TaskEventSink {
   /** Refuses further events without applying the return rules (used after a cancel hook). */
   async seal(): Promise<void> {
     this.#returned = true;
-    await this.#chain.catch(() => {});
+    await this.#chain;
     this.#phase = 'closed';
   }
 
@@ -210,7 +213,7 @@ export class ExecutionSink implements TaskEventSink {
    */
   async finish(error: unknown, threw: boolean, othersRunning: boolean): Promise<A2AError | undefined> {
     this.#returned = true;
-    await this.#chain.catch(() => {});
+    await this.#chain;
     const phase = this.#phase;
     this.#phase = 'closed';
     if (phase === 'replied') return undefined;
@@ -294,14 +297,21 @@ export class ExecutionSink implements TaskEventSink {
         ),
       );
     }
-    const counted = async (): Promise<void> => {
-      await step();
-      this.#emitted++;
-    };
-    const run = this.#chain.then(counted, counted);
-    this.#chain = run.catch(() => {});
+    // With nothing queued the step starts at once instead of a turn later.
+    const run = this.#queued === 0 ? step() : this.#chain.then(step);
+    this.#queued++;
+    this.#chain = run.then(this.#stepDone, this.#stepFailed);
     return run;
   }
+
+  readonly #stepDone = (): void => {
+    this.#emitted++;
+    this.#queued--;
+  };
+
+  readonly #stepFailed = (): void => {
+    this.#queued--;
+  };
 
   #message(input: MessageInput, inTask = true): Message {
     const message: Message =

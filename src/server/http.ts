@@ -392,9 +392,17 @@ class A2AHttpServer implements A2AServer {
           this.streams.delete(reply.stream);
         }
       } else {
-        if (this.closing && !res.headersSent) reply.headers.connection = 'close';
-        res.writeHead(reply.status, reply.headers);
-        res.end(reply.body);
+        const headers = reply.headers;
+        if (this.closing && !res.headersSent) headers.connection = 'close';
+        const body = reply.body;
+        // With the length known up front node sends head and body in one write, unchunked.
+        if (body !== undefined) {
+          headers['content-length'] = String(
+            typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+          );
+        }
+        res.writeHead(reply.status, headers);
+        res.end(body);
       }
     } finally {
       if (--this.inFlight === 0) this.idle?.();

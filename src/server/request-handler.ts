@@ -123,11 +123,137 @@ type SendOutcome =
   | { readonly kind: 'task'; readonly taskId: string }
   | { readonly kind: 'message'; readonly message: Message };
 
-/** One running `execute` (or cancel hook) of the agent. */
-interface Execution {
-  readonly controller: AbortController;
-  readonly sink: ExecutionSink;
+/**
+ * One running `execute` (or cancel hook) of the agent. Its AbortSignal is made only when the
+ * agent reads it: most executions finish without ever looking, and an AbortController (an
+ * EventTarget) is costly to create per request.
+ */
+class Execution {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#controller) this.#controller.abort(reason);
+    else if (!this.#aborted) {
+      this.#aborted = true;
+      this.#reason = reason;
+    }
+  }
 }
+
+/**
+ * The {@link RequestContext} an agent receives. `signal` is an own enumerable getter, so the
+ * AbortSignal is created on first read and still copied by `{ ...context }`.
+ */
+function agentRequestContext(
+  message: Message,
+  existing: StoredTask | undefined,
+  ctx: ServerCallContext,
+  request: SendMessageRequest | undefined,
+  execution: Execution,
+): RequestContext {
+  return {
+    message,
+    // A copy: the stored task is shared and must never be changed by the agent.
+    task: existing ? structuredClone(existing.task) : undefined,
+    taskId: message.taskId ?? existing?.task.id ?? '',
+    contextId: message.contextId ?? existing?.task.contextId ?? '',
+    principal: ctx.principal,
+    tenant: ctx.tenant,
+    requestedExtensions: ctx.requestedExtensions,
+    configuration: request?.configuration,
+    metadata: request?.metadata,
+    get signal(): AbortSignal {
+      return execution.signal;
+    },
+    text: messageText(message),
+    data: messageData(message),
+  };
+}
+
+/** Values keyed by tenant, then principal, then one more string (no joined key strings). */
+class CallerMap<V> {
+  readonly #tenants = new Map<string, Map<string, Map<string, V>>>();
+
+  get(tenant: string, principal: string, key: string): V | undefined {
+    return this.#tenants.get(tenant)?.get(principal)?.get(key);
+  }
+
+  set(tenant: string, principal: string, key: string, value: V): void {
+    let principals = this.#tenants.get(tenant);
+    if (!principals) {
+      principals = new Map();
+      this.#tenants.set(tenant, principals);
+    }
+    let values = principals.get(principal);
+    if (!values) {
+      values = new Map();
+      principals.set(principal, values);
+    }
+    values.set(key, value);
+  }
+
+  delete(tenant: string, principal: string, key: string): void {
+    const principals = this.#tenants.get(tenant);
+    const values = principals?.get(principal);
+    if (!principals || !values?.delete(key) || values.size > 0) return;
+    principals.delete(principal);
+    if (principals.size === 0) this.#tenants.delete(tenant);
+  }
+}
+
+/**
+ * A SendMessage in progress, for duplicates of its messageId arriving meanwhile. The promise
+ * they wait on is made only when one arrives (rare), not for every request.
+ */
+class InflightSend {
+  #state: 'running' | 'resolved' | 'rejected' = 'running';
+  #value: unknown;
+  #promise: Promise<SendOutcome> | undefined;
+  #resolve: ((outcome: SendOutcome) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+
+  /** The outcome of the original request. */
+  outcome(): Promise<SendOutcome> {
+    if (!this.#promise) {
+      if (this.#state === 'resolved') this.#promise = Promise.resolve(this.#value as SendOutcome);
+      else if (this.#state === 'rejected') this.#promise = Promise.reject(this.#value);
+      else {
+        this.#promise = new Promise<SendOutcome>((resolve, reject) => {
+          this.#resolve = resolve;
+          this.#reject = reject;
+        });
+      }
+      this.#promise.catch(noop);
+    }
+    return this.#promise;
+  }
+
+  resolve(outcome: SendOutcome): void {
+    if (this.#state !== 'running') return;
+    this.#state = 'resolved';
+    this.#value = outcome;
+    this.#resolve?.(outcome);
+  }
+
+  reject(error: unknown): void {
+    if (this.#state !== 'running') return;
+    this.#state = 'rejected';
+    this.#value = error;
+    this.#reject?.(error);
+  }
+}
+
+function noop(): void {}
 
 /** A blocking SendMessage waiting for its task to settle; released by close(). */
 interface Waiter {
@@ -151,13 +277,15 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #bus: EventBus;
   readonly #manager: TaskManager;
   readonly #cursors: ListCursorCodec;
-  /** Running executions by tenant + task id. */
-  readonly #executions = new Map<string, Set<Execution>>();
+  /** Running executions by tenant, then task id (an array while several run at once). */
+  readonly #executions = new Map<string, Map<string, Execution | Execution[]>>();
   /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
-  readonly #inflight = new Map<string, Promise<SendOutcome>>();
+  readonly #inflight = new CallerMap<InflightSend>();
   readonly #streams = new Set<TaskEventStream>();
   readonly #waiters = new Set<Waiter>();
-  readonly #running = new Set<Promise<void>>();
+  /** Executions (with their finishing writes) not yet done; `#drained` is called at zero. */
+  #running = 0;
+  #drained: (() => void) | undefined;
   #closed = false;
 
   constructor(options: DefaultRequestHandlerOptions) {
@@ -203,7 +331,7 @@ export class DefaultRequestHandler implements RequestHandler {
     }
     const record = returnImmediately
       ? await this.#manager.get(scope, taskId)
-      : await this.#waitSettled(scope, taskId, ctx.signal);
+      : await this.#waitSettled(scope, taskId, ctx);
     if (!record) throw notFound(taskId);
     return { task: viewTask(record.task, historyLength) };
   }
@@ -264,32 +392,25 @@ export class DefaultRequestHandler implements RequestHandler {
       throw invalidParam('configuration.historyLength', 'must not be negative');
     }
     const scope = scopeOf(ctx);
-    const key: IdempotencyKey = {
-      tenant: ctx.tenant,
-      principal: ctx.principal.id,
-      messageId: message.messageId,
-    };
-    const inflightKey = `${key.tenant}\u0000${key.principal}\u0000${key.messageId}`;
+    const tenant = ctx.tenant;
+    const principal = ctx.principal.id;
+    const messageId = message.messageId;
+    const key: IdempotencyKey = { tenant, principal, messageId };
 
-    const running = this.#inflight.get(inflightKey);
-    if (running) return this.#duplicate(running);
+    const running = this.#inflight.get(tenant, principal, messageId);
+    if (running) return this.#duplicate(running.outcome());
 
     const requestedTaskId = message.taskId ? message.taskId : undefined;
     const taskId = requestedTaskId ?? newId();
-    let settle!: { resolve: (o: SendOutcome) => void; reject: (e: unknown) => void };
-    const shared = new Promise<SendOutcome>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    shared.catch(() => {});
-    this.#inflight.set(inflightKey, shared);
+    const inflight = new InflightSend();
+    this.#inflight.set(tenant, principal, messageId, inflight);
     let claimed = false;
     try {
       const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId });
       if (previous) {
-        const outcome = this.#outcomeOf(previous, scope);
-        settle.resolve(await outcome);
-        this.#inflight.delete(inflightKey);
-        return this.#duplicate(shared);
+        inflight.resolve(await this.#outcomeOf(previous, scope));
+        this.#inflight.delete(tenant, principal, messageId);
+        return this.#duplicate(inflight.outcome());
       }
       claimed = true;
 
@@ -349,27 +470,28 @@ export class DefaultRequestHandler implements RequestHandler {
             outcome.kind === 'message'
               ? { kind: 'message', message: outcome.message }
               : { kind: 'task', taskId: outcome.record.task.id };
-          settle.resolve(result);
-          void this.#store
+          inflight.resolve(result);
+          const release = (): void => this.#inflight.delete(tenant, principal, messageId);
+          this.#store
             .setIdempotencyRecord(
               key,
               result.kind === 'message'
                 ? { status: 'message', message: result.message }
                 : { status: 'task', taskId },
             )
-            .finally(() => this.#inflight.delete(inflightKey));
+            .then(release, release);
           if (result.kind === 'message' && pushConfig) void this.#pushStore.deleteAll(scope, taskId);
         },
         (error: unknown) => {
-          settle.reject(error);
-          this.#inflight.delete(inflightKey);
+          inflight.reject(error);
+          this.#inflight.delete(tenant, principal, messageId);
           void this.#store.setIdempotencyRecord(key, undefined);
         },
       );
       return { kind: 'run', sink };
     } catch (error) {
-      settle.reject(error);
-      this.#inflight.delete(inflightKey);
+      inflight.reject(error);
+      this.#inflight.delete(tenant, principal, messageId);
       if (claimed) await this.#store.setIdempotencyRecord(key, undefined);
       throw error;
     }
@@ -414,51 +536,103 @@ export class DefaultRequestHandler implements RequestHandler {
       replyCompletes: precreated,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     });
-    const controller = new AbortController();
-    const context = requestContext(
+    const execution = new Execution();
+    const context = agentRequestContext(
       clientMessage,
       precreated ? undefined : existing,
       ctx,
       request,
-      controller.signal,
+      execution,
     );
-    const execution: Execution = { controller, sink };
-    const key = `${ctx.tenant}\u0000${taskId}`;
-    let running = this.#executions.get(key);
-    if (!running) {
-      running = new Set();
-      this.#executions.set(key, running);
-    }
-    running.add(execution);
-    const done = (async () => {
-      let error: unknown;
-      let threw = false;
-      try {
-        await this.#executor.execute(context, sink);
-      } catch (e) {
-        error = e;
-        threw = true;
-      }
-      const set = this.#executions.get(key);
-      set?.delete(execution);
-      if (set && set.size === 0) this.#executions.delete(key);
-      try {
-        await sink.finish(error, threw, (set?.size ?? 0) > 0);
-      } catch {
-        // A store failure while finishing: nothing more can be done here.
-      }
-    })();
-    this.#running.add(done);
-    void done.finally(() => this.#running.delete(done));
+    this.#addExecution(ctx.tenant, taskId, execution);
+    this.#running++;
+    void this.#execute(context, sink, execution, ctx.tenant, taskId);
     return sink;
   }
 
-  /** Resolves with the task once it is terminal or interrupted. */
-  #waitSettled(scope: TaskScope, taskId: string, signal?: AbortSignal): Promise<StoredTask | undefined> {
+  /** Runs the agent, then applies the return rules; never rejects. */
+  async #execute(
+    context: RequestContext,
+    sink: ExecutionSink,
+    execution: Execution,
+    tenant: string,
+    taskId: string,
+  ): Promise<void> {
+    let error: unknown;
+    let threw = false;
+    try {
+      await this.#executor.execute(context, sink);
+    } catch (e) {
+      error = e;
+      threw = true;
+    }
+    const othersRunning = this.#removeExecution(tenant, taskId, execution);
+    try {
+      await sink.finish(error, threw, othersRunning);
+    } catch {
+      // A store failure while finishing: nothing more can be done here.
+    }
+    if (--this.#running === 0) this.#drained?.();
+  }
+
+  /** Records a running execution. */
+  #addExecution(tenant: string, taskId: string, execution: Execution): void {
+    let byTask = this.#executions.get(tenant);
+    if (!byTask) {
+      byTask = new Map();
+      this.#executions.set(tenant, byTask);
+    }
+    const current = byTask.get(taskId);
+    if (current === undefined) byTask.set(taskId, execution);
+    else if (Array.isArray(current)) current.push(execution);
+    else byTask.set(taskId, [current, execution]);
+  }
+
+  /** Forgets a finished execution; true when others of the same task are still running. */
+  #removeExecution(tenant: string, taskId: string, execution: Execution): boolean {
+    const byTask = this.#executions.get(tenant);
+    const current = byTask?.get(taskId);
+    if (!byTask || current === undefined) return false;
+    if (Array.isArray(current)) {
+      const index = current.indexOf(execution);
+      if (index >= 0) current.splice(index, 1);
+      if (current.length > 1) return true;
+      if (current.length === 1) {
+        byTask.set(taskId, current[0]!);
+        return true;
+      }
+    } else if (current !== execution) {
+      return true;
+    }
+    byTask.delete(taskId);
+    if (byTask.size === 0) this.#executions.delete(tenant);
+    return false;
+  }
+
+  /** The executions of a task running now. */
+  #executionsOf(tenant: string, taskId: string): readonly Execution[] {
+    const current = this.#executions.get(tenant)?.get(taskId);
+    if (current === undefined) return [];
+    return Array.isArray(current) ? current.slice() : [current];
+  }
+
+  /**
+   * Resolves with the task once it is terminal or interrupted. The client's signal is read only
+   * when the first look finds the task still running (reading it may create it).
+   */
+  #waitSettled(scope: TaskScope, taskId: string, ctx: ServerCallContext): Promise<StoredTask | undefined> {
     return new Promise<StoredTask | undefined>((resolve, reject) => {
       let finished = false;
+      let signal: AbortSignal | undefined;
       const waiter: Waiter = { reject: (e) => finish(undefined, e) };
       const onAbort = (): void => finish(undefined, new UnavailableError('the client went away'));
+      const listen = (): void => {
+        if (finished || signal) return;
+        signal = ctx.signal;
+        if (!signal) return;
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      };
       const unsubscribe = this.#bus.subscribe({ tenant: scope.tenant, taskId }, (event) => {
         if (!event.executionEnded && isSettled(event.state)) check();
       });
@@ -475,15 +649,12 @@ export class DefaultRequestHandler implements RequestHandler {
         this.#manager.get(scope, taskId).then(
           (record) => {
             if (!record || isSettled(record.task.status.state)) finish(record);
+            else listen();
           },
           (error: unknown) => finish(undefined, error),
         );
       };
       this.#waiters.add(waiter);
-      if (signal) {
-        if (signal.aborted) return onAbort();
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
       check();
     });
   }
@@ -566,7 +737,6 @@ export class DefaultRequestHandler implements RequestHandler {
     const state = record.task.status.state;
     if (state === TaskState.CANCELED) return viewTask(record.task);
     if (!isCancelable(state)) throw notCancelable(record.task);
-    const key = `${ctx.tenant}\u0000${request.id}`;
     if (this.#executor.cancel) {
       const clientMessage = lastClientMessage(record.task);
       const sink = new ExecutionSink({
@@ -577,8 +747,7 @@ export class DefaultRequestHandler implements RequestHandler {
         clientMessage,
         existing: record,
       });
-      const controller = new AbortController();
-      const context = requestContext(clientMessage, record, ctx, undefined, controller.signal);
+      const context = agentRequestContext(clientMessage, record, ctx, undefined, new Execution());
       try {
         await this.#executor.cancel(context, sink);
       } catch (error) {
@@ -606,8 +775,8 @@ export class DefaultRequestHandler implements RequestHandler {
       }
     }
     if (record.task.status.state !== TaskState.CANCELED) throw notCancelable(record.task);
-    for (const execution of this.#executions.get(key) ?? []) {
-      execution.controller.abort(new TaskCanceledReason(request.id));
+    for (const execution of this.#executionsOf(ctx.tenant, request.id)) {
+      execution.abort(new TaskCanceledReason(request.id));
     }
     return viewTask(record.task);
   }
@@ -768,23 +937,24 @@ export class DefaultRequestHandler implements RequestHandler {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const running of this.#executions.values()) {
-      for (const execution of running)
-        execution.controller.abort(new UnavailableError('the server is shutting down'));
+    for (const byTask of this.#executions.values()) {
+      for (const running of byTask.values()) {
+        for (const execution of Array.isArray(running) ? running.slice() : [running])
+          execution.abort(new UnavailableError('the server is shutting down'));
+      }
     }
     for (const stream of [...this.#streams]) stream.end();
     for (const waiter of [...this.#waiters])
       waiter.reject(new UnavailableError('the server is shutting down'));
     // Give aborted executions a moment to record their end; never wait for an agent that ignores its signal.
-    if (this.#running.size > 0) {
+    if (this.#running > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.#running]),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, 1000);
-          timer.unref();
-        }),
-      ]);
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+        timer = setTimeout(resolve, 1000);
+        timer.unref();
+      });
+      this.#drained = undefined;
       clearTimeout(timer);
     }
   }
@@ -836,30 +1006,6 @@ function lastClientMessage(task: Task): Message {
     parts: [{ text: '' }],
     taskId: task.id,
     contextId: task.contextId ?? '',
-  };
-}
-
-function requestContext(
-  message: Message,
-  existing: StoredTask | undefined,
-  ctx: ServerCallContext,
-  request: SendMessageRequest | undefined,
-  signal: AbortSignal,
-): RequestContext {
-  return {
-    message,
-    // A copy: the stored task is shared and must never be changed by the agent.
-    task: existing ? structuredClone(existing.task) : undefined,
-    taskId: message.taskId ?? existing?.task.id ?? '',
-    contextId: message.contextId ?? existing?.task.contextId ?? '',
-    principal: ctx.principal,
-    tenant: ctx.tenant,
-    requestedExtensions: ctx.requestedExtensions,
-    configuration: request?.configuration,
-    metadata: request?.metadata,
-    signal,
-    text: messageText(message),
-    data: messageData(message),
   };
 }
 

@@ -43,9 +43,38 @@ export interface NewTask {
 /** Thrown when an event would break the state machine or the artifact rules. */
 export class IllegalTaskEventError extends InvalidAgentResponseError {}
 
+/** The changes of one task waiting to run, in order; gone when the last one settles. */
+class TaskQueue {
+  /** The latest change (it may reject: the next one runs either way). */
+  tail: Promise<unknown>;
+  #pending = 1;
+
+  constructor(
+    private readonly owner: Map<string, TaskQueue>,
+    private readonly taskId: string,
+    first: Promise<unknown>,
+  ) {
+    this.tail = first;
+    first.then(this.settled, this.settled);
+  }
+
+  add(next: Promise<unknown>): void {
+    this.#pending++;
+    this.tail = next;
+    next.then(this.settled, this.settled);
+  }
+
+  readonly settled = (): void => {
+    if (--this.#pending === 0) {
+      this.owner.delete(this.taskId);
+    }
+  };
+}
+
 /** Applies events to tasks, persists, then publishes. */
 export class TaskManager {
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** Per-task queues by tenant, then task id. */
+  readonly #queues = new Map<string, Map<string, TaskQueue>>();
 
   constructor(
     readonly store: TaskStore,
@@ -64,7 +93,7 @@ export class TaskManager {
     }
     return this.#serialize(scope.tenant, init.id, async () => {
       const now = Date.now();
-      const status: TaskStatus = { state: init.state, timestamp: new Date(now).toISOString() };
+      const status: TaskStatus = { state: init.state, timestamp: isoTime(now) };
       if (init.statusMessage) status.message = init.statusMessage;
       const history = init.statusMessage ? [...init.history, init.statusMessage] : init.history;
       const task: Task = {
@@ -83,12 +112,11 @@ export class TaskManager {
         statusTimeMs: now,
       };
       await this.store.save(record, 0);
-      await this.#publish(scope.tenant, {
-        taskId: task.id,
-        version: 1,
-        state: init.state,
-        response: { task },
-      });
+      const pending = this.bus.publish(
+        { tenant: scope.tenant, taskId: task.id },
+        { taskId: task.id, version: 1, state: init.state, response: { task } },
+      );
+      if (pending) await pending;
       return record;
     });
   }
@@ -119,12 +147,11 @@ export class TaskManager {
           throw error;
         }
         if (response) {
-          await this.#publish(scope.tenant, {
-            taskId,
-            version: record.version,
-            state: task.status.state,
-            response,
-          });
+          const pending = this.bus.publish(
+            { tenant: scope.tenant, taskId },
+            { taskId, version: record.version, state: task.status.state, response },
+          );
+          if (pending) await pending;
         }
         return record;
       }
@@ -192,28 +219,43 @@ export class TaskManager {
 
   /** Runs `fn` after every earlier change of the same task has finished. */
   #serialize<T>(tenant: string, taskId: string, fn: () => Promise<T>): Promise<T> {
-    const key = `${tenant}\u0000${taskId}`;
-    const previous = this.#queues.get(key);
-    const result = previous ? previous.then(fn, fn) : fn();
-    const tail = result.then(noop, noop);
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
+    let byTask = this.#queues.get(tenant);
+    if (!byTask) {
+      byTask = new Map();
+      this.#queues.set(tenant, byTask);
+    }
+    const queue = byTask.get(taskId);
+    if (queue) {
+      const result = queue.tail.then(fn, fn);
+      queue.add(result);
+      return result;
+    }
+    const result = fn();
+    byTask.set(taskId, new TaskQueue(byTask, taskId, result));
     return result;
   }
 }
-
-function noop(): void {}
 
 function isKnownState(state: unknown): state is TaskState {
   return typeof state === 'string' && (TASK_STATE_NAMES as readonly string[]).includes(state);
 }
 
+let isoMs = NaN;
+let isoText = '';
+
+/** `new Date(ms).toISOString()`, remembering the last one (many changes share a millisecond). */
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString();
+    isoMs = ms;
+  }
+  return isoText;
+}
+
 /** Stamps the new status with a timestamp that never goes back in time for this task. */
 function statusTime(task: Task, current: StoredTask): number {
   const ms = Math.max(Date.now(), current.statusTimeMs);
-  task.status.timestamp = new Date(ms).toISOString();
+  task.status.timestamp = isoTime(ms);
   return ms;
 }
 

@@ -11,7 +11,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isDeepStrictEqual } from 'node:util';
 import { createA2AServer, type A2AServerOptions } from '../../src/server/http.js';
 import { builtInAgents } from '../../src/agents/index.js';
 import { A2AClient, type A2AClientOptions, type StreamEvent } from '../../src/client/client.js';
@@ -58,11 +57,6 @@ interface Scenario {
   /** Extra server options (besides the bench agent and gRPC on port 0). */
   server?: (settings: { extendedConfigured: boolean }) => Partial<A2AServerOptions>;
   run(ctx: ScenarioContext): Promise<void>;
-  /**
-   * Differences already diagnosed, by `"<binding> <step label>"`, each naming the fix. Such a
-   * step is reported as a failing TODO instead of failing the suite; every other step must match.
-   */
-  knownDifferences?: Record<string, string>;
   /** Checks the normalized transcript's content (it is the same for every binding). */
   expect(t: Map<string, unknown>): void;
 }
@@ -233,10 +227,6 @@ function failedWith(outcome: unknown, errorClass: string): void {
   assert.equal((outcome as { error?: string }).error, errorClass, JSON.stringify(outcome));
 }
 
-const GRPC_INVALID_PARAMS_PREFIX =
-  'the gRPC server prefixes schema errors with "Invalid parameters: " (src/bindings/grpc/server.ts validate()); ' +
-  'fix: throw invalidParams(result.violations) from src/model/validators.ts like the HTTP bindings';
-
 const scenarios: Scenario[] = [
   {
     name: 'SendMessage, blocking: task and direct message (SRV-SEND-1/2/3)',
@@ -322,9 +312,6 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'GetTask with historyLength absent, 0 and 1 (SRV-GET)',
-    knownDifferences: {
-      'GRPC get-negative': GRPC_INVALID_PARAMS_PREFIX,
-    },
     async run({ client, attempt }) {
       const asked = taskOf(await attempt('ask', () => client.send({ text: 'input:your name?' })));
       await attempt('answer', () =>
@@ -349,13 +336,6 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'ListTasks: pages, includeArtifacts, contextId and status filters (SRV-LIST)',
-    knownDifferences: {
-      'GRPC bad-size': GRPC_INVALID_PARAMS_PREFIX,
-      'GRPC artifacts':
-        'JSON bindings list a task without artifacts as `artifacts: []` under includeArtifacts ' +
-        '(request-handler.ts listTasks); gRPC cannot carry an empty repeated field. Fix: GrpcTransport.listTasks ' +
-        'sets `artifacts ??= []` on each task when request.includeArtifacts is true',
-    },
     async run({ client, attempt, record }) {
       const first = taskOf(await attempt('t0', () => client.send({ text: 'task:r0' })));
       for (let i = 1; i < 5; i++) {
@@ -659,7 +639,7 @@ const scenarios: Scenario[] = [
 
 describe('the three bindings give equal results (issue 5 functional equivalence)', () => {
   for (const scenario of scenarios) {
-    test(scenario.name, async (t) => {
+    test(scenario.name, async () => {
       const transcripts = new Map<BindingName, Step[]>();
       for (const binding of BINDINGS) transcripts.set(binding, normalize(await runOn(binding, scenario)));
       const reference = transcripts.get('JSONRPC')!;
@@ -672,14 +652,6 @@ describe('the three bindings give equal results (issue 5 functional equivalence)
         );
         for (let i = 0; i < reference.length; i++) {
           const [label] = reference[i]!;
-          const known = scenario.knownDifferences?.[`${binding} ${label}`];
-          if (known && !isDeepStrictEqual(transcript[i], reference[i])) {
-            // Reported as a failing TODO until the named fix lands; the others still must match.
-            await t.test(`${binding} "${label}" equals JSONRPC`, { todo: known }, () => {
-              assert.deepEqual(transcript[i], reference[i]);
-            });
-            continue;
-          }
           assert.deepEqual(transcript[i], reference[i], `${binding} differs from JSONRPC at step "${label}"`);
         }
       }

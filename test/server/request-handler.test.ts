@@ -525,6 +525,34 @@ describe('CancelTask', () => {
     assert.equal((await handler.getTask({ id }, alice)).status.state, TaskState.CANCELED);
   });
 
+  test('an agent that first reads its signal after the cancel finds it aborted, also from a copy of its context', async (t) => {
+    const cancelled = deferred();
+    const seen = deferred<{ aborted: boolean; reason: unknown; copyAborted: boolean }>();
+    const { handler } = createTestHandler(async (ctx, events) => {
+      await events.working('waiting');
+      await cancelled.promise;
+      const copy = { ...ctx };
+      seen.resolve({
+        aborted: ctx.signal.aborted,
+        reason: ctx.signal.reason,
+        copyAborted: copy.signal.aborted,
+      });
+    });
+    t.after(() => handler.close());
+    const task = (
+      await handler.sendMessage(
+        { message: userMessage('x'), configuration: { returnImmediately: true } },
+        alice,
+      )
+    ).task!;
+    assert.equal((await handler.cancelTask({ id: task.id }, alice)).status.state, TaskState.CANCELED);
+    cancelled.resolve();
+    const { aborted, reason, copyAborted } = await seen.promise;
+    assert.equal(aborted, true);
+    assert.equal(copyAborted, true);
+    assert.equal((reason as Error).name, 'AbortError');
+  });
+
   test('N7: cancel of a completed task is TaskNotCancelable and changes nothing; unknown is TaskNotFound', async (t) => {
     const { handler, store } = createTestHandler(scriptedAgent);
     t.after(() => handler.close());

@@ -115,8 +115,12 @@ export class GrpcTransport implements Transport {
   getTask(request: model.GetTaskRequest, options?: CallOptions): Promise<model.Task> {
     return this.unary('GetTask', request, options);
   }
-  listTasks(request: model.ListTasksRequest, options?: CallOptions): Promise<model.ListTasksResponse> {
-    return this.unary('ListTasks', request, options);
+  async listTasks(request: model.ListTasksRequest, options?: CallOptions): Promise<model.ListTasksResponse> {
+    const response = await this.unary<model.ListTasksResponse>('ListTasks', request, options);
+    // Protobuf cannot tell an empty repeated field from an absent one; with includeArtifacts
+    // the JSON bindings say `artifacts: []` (SRV-LIST-7), so say the same here.
+    if (request.includeArtifacts) for (const task of response.tasks) task.artifacts ??= [];
+    return response;
   }
   cancelTask(request: model.CancelTaskRequest, options?: CallOptions): Promise<model.Task> {
     return this.unary('CancelTask', request, options);
@@ -167,7 +171,14 @@ export class GrpcTransport implements Transport {
   private metadata(options: CallOptions | undefined): Metadata {
     const md = new Metadata();
     for (const [k, v] of this.baseHeaders) md.set(k, v);
-    if (options?.headers) for (const [k, v] of Object.entries(options.headers)) md.set(k.toLowerCase(), v);
+    if (options?.headers) {
+      for (const [k, v] of Object.entries(options.headers)) {
+        const key = k.toLowerCase();
+        // Extensions accumulate, as on the HTTP bindings; any other parameter is replaced.
+        const base = key === 'a2a-extensions' ? md.get(key)[0] : undefined;
+        md.set(key, base ? `${String(base)}, ${v}` : v);
+      }
+    }
     return md;
   }
 

@@ -13,11 +13,10 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import type { TSchema } from '@sinclair/typebox';
-import { InvalidParamsError, ParseError } from '../../errors/a2a-error.js';
-import { OPERATIONS, type A2AMethod } from '../../model/operations.js';
+import { ParseError } from '../../errors/a2a-error.js';
+import type { A2AMethod } from '../../model/operations.js';
 import type * as model from '../../model/schema.js';
-import { compile, formatViolations, type Validator } from '../../model/validate.js';
+import { parseRequest } from '../../model/validators.js';
 import { ANONYMOUS, type Principal, type ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
 import {
@@ -102,20 +101,32 @@ const STREAMING: Record<
   SubscribeToTask: (h, r, c) => h.subscribeToTask(r as model.SubscribeToTaskRequest, c),
 };
 
-const validators = new Map<A2AMethod, Validator<unknown>>();
-
-/** Schema check of a decoded request (the JSON is canonical ProtoJSON, so the strict check fits). */
+/** The same request validation as the HTTP bindings (same limits, same messages). */
 function validate(method: A2AMethod, value: unknown): unknown {
-  let v = validators.get(method);
-  if (!v) {
-    v = compile(OPERATIONS[method].request as TSchema);
-    validators.set(method, v);
+  return parseRequest(method, value);
+}
+
+/**
+ * The AbortSignal of a unary call, created only if an operation reads it (a blocking
+ * SendMessage does); an AbortController per call, aborted with a DOMException when grpc-js
+ * reports the call's end, would be most of the binding's own cost.
+ */
+class LazyAbort {
+  #controller: AbortController | undefined;
+  #aborted = false;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
   }
-  const result = v.check(value);
-  if (result.ok) return result.value;
-  throw new InvalidParamsError(`Invalid parameters: ${formatViolations(result.violations)}`, {
-    violations: result.violations,
-  });
+
+  readonly abort = (): void => {
+    if (this.#controller) this.#controller.abort();
+    else this.#aborted = true;
+  };
 }
 
 function first(metadata: Metadata, key: string): string | undefined {
@@ -205,23 +216,28 @@ export class GrpcBinding {
   }
 
   /** Builds the call context from metadata and the request's `tenant` (spec 10.2). */
-  private async context(
+  private context(
     m: GrpcMethod,
     call: { readonly metadata: Metadata; getPeer(): string },
     protocolVersion: string,
     request: unknown,
-    signal: AbortSignal,
-  ): Promise<ServerCallContext> {
+    signal: AbortSignal | LazyAbort,
+  ): ServerCallContext | Promise<ServerCallContext> {
+    const authenticate = this.options.authenticate;
+    if (!authenticate) return this.contextFor(ANONYMOUS, call, protocolVersion, request, signal);
+    return Promise.resolve(
+      authenticate({ method: m.method, headers: headersOf(call.metadata), peer: call.getPeer() }),
+    ).then((principal) => this.contextFor(principal ?? ANONYMOUS, call, protocolVersion, request, signal));
+  }
+
+  private contextFor(
+    principal: Principal,
+    call: { readonly metadata: Metadata },
+    protocolVersion: string,
+    request: unknown,
+    signal: AbortSignal | LazyAbort,
+  ): ServerCallContext {
     const metadata = call.metadata;
-    let principal: Principal = ANONYMOUS;
-    if (this.options.authenticate) {
-      principal =
-        (await this.options.authenticate({
-          method: m.method,
-          headers: headersOf(metadata),
-          peer: call.getPeer(),
-        })) ?? ANONYMOUS;
-    }
     const ext = metadata.get(EXTENSIONS_HEADER);
     const legacy = metadata.get(LEGACY_EXTENSIONS_HEADER);
     const requestedExtensions =
@@ -229,14 +245,21 @@ export class GrpcBinding {
     const activatedExtensions = new Set<string>();
     checkRequiredExtensions(this.handler.agentCard(), requestedExtensions, activatedExtensions);
     const tenant = (request as { tenant?: unknown }).tenant;
-    return {
-      tenant: typeof tenant === 'string' ? tenant : '',
-      principal,
-      requestedExtensions,
-      activatedExtensions,
-      protocolVersion,
-      signal,
-    };
+    const tenantId = typeof tenant === 'string' ? tenant : '';
+    if (signal instanceof LazyAbort) {
+      // An own enumerable getter: created on first read, still copied by `{ ...ctx }`.
+      return {
+        tenant: tenantId,
+        principal,
+        requestedExtensions,
+        activatedExtensions,
+        protocolVersion,
+        get signal(): AbortSignal {
+          return signal.signal;
+        },
+      };
+    }
+    return { tenant: tenantId, principal, requestedExtensions, activatedExtensions, protocolVersion, signal };
   }
 
   /** The decoded, schema-valid request, or the INVALID_ARGUMENT error for it. */
@@ -259,19 +282,21 @@ export class GrpcBinding {
     call: ServerUnaryCall<DecodedRequest, Uint8Array>,
     callback: sendUnaryData<Uint8Array>,
   ): Promise<void> {
-    const abort = new AbortController();
-    call.once('cancelled', () => abort.abort());
+    const abort = new LazyAbort();
+    call.once('cancelled', abort.abort);
     try {
       // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
       const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
       const request = this.request(m, call.request);
-      const ctx = await this.context(m, call, version, request, abort.signal);
+      const ctx = await this.context(m, call, version, request, abort);
       const result = await UNARY[m.method as UnaryMethod](this.handler, request, ctx);
       const bytes = encodeFast(m.output, result);
       const md = this.responseMetadata(ctx);
       if (md) call.sendMetadata(md);
+      call.removeListener('cancelled', abort.abort);
       callback(null, bytes);
     } catch (err) {
+      call.removeListener('cancelled', abort.abort);
       callback(toGrpcStatus(err));
     }
   }

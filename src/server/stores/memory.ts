@@ -1,8 +1,13 @@
 /**
- * In-memory stores: fast, process-local, lost on restart. Records are kept by reference:
- * the TaskManager never mutates a saved task (each change builds a new object), so no
- * copying is needed on the hot path.
+ * In-memory stores: fast, process-local, lost on restart.
+ *
+ * A task saved recently stays the object it was saved as: the TaskManager never mutates a
+ * saved task (each change builds a new object), so the reads and writes of a running task
+ * copy nothing. After {@link YOUNG_SAVES} later saves it is packed into one JSON string, like
+ * a database row: V8 keeps such a string at one byte per character, several times denser
+ * than the object graph. Reading a packed task parses it into a fresh object.
  */
+import type { TaskState } from '../../model/enums.js';
 import type { TaskPushNotificationConfig } from '../../model/schema.js';
 import type { PushConfigPage, PushConfigStore } from './push-config-store.js';
 import {
@@ -17,21 +22,181 @@ import {
   type TaskStore,
 } from './task-store.js';
 
-const scopeKey = (tenant: string, owner: string): string => `${tenant}\u0000${owner}`;
+/** How many of the latest saves keep their task as an object before it is packed. */
+const YOUNG_SAVES = 256;
 
-/** Orders newest first: larger status time first, then larger id first. */
-function newestFirst(a: StoredTask, b: StoredTask): number {
-  if (a.statusTimeMs !== b.statusTimeMs) return b.statusTimeMs - a.statusTimeMs;
-  return a.task.id < b.task.id ? 1 : a.task.id > b.task.id ? -1 : 0;
+/**
+ * Tasks whose JSON is longer stay objects: their bulk is a few large strings that are dense
+ * already, and parsing them on every read would cost more than packing saves.
+ */
+const PACK_MAX_CHARS = 256 * 1024;
+
+/**
+ * Stand-ins for the task id, the context id and the status timestamp (as JSON strings, with
+ * their quotes) inside packed JSON. JSON.stringify escapes every control character, so these
+ * never occur in its output.
+ */
+const ID_MARK = '\u0001';
+const CONTEXT_MARK = '\u0002';
+const TIME_MARK = '\u0003';
+
+/** A task packed as JSON, with the fields ListTasks filters on kept beside it. */
+class PackedTask {
+  constructor(
+    readonly version: number,
+    readonly statusTimeMs: number,
+    readonly state: TaskState,
+    readonly contextId: string | undefined,
+    /** The task as JSON, its id, context id and (when `timeMarked`) timestamp replaced by marks. */
+    readonly json: string,
+    /** `status.timestamp` is `statusTimeMs` as ISO text and was replaced by {@link TIME_MARK}. */
+    readonly timeMarked: boolean,
+  ) {}
 }
 
-/** True when `record` comes strictly after `position` in newest-first order. */
-function isAfter(record: StoredTask, position: ListPosition): boolean {
-  return (
-    record.statusTimeMs < position.statusTimeMs ||
-    (record.statusTimeMs === position.statusTimeMs && record.task.id < position.id)
+type TaskRow = StoredTask | PackedTask;
+
+function rowState(row: TaskRow): TaskState {
+  return row instanceof PackedTask ? row.state : row.task.status.state;
+}
+
+function rowContextId(row: TaskRow): string | undefined {
+  return row instanceof PackedTask ? row.contextId : row.task.contextId;
+}
+
+let isoMs = NaN;
+let isoText = '';
+
+/** `new Date(ms).toISOString()`, remembering the last one (many tasks share a millisecond). */
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString();
+    isoMs = ms;
+  }
+  return isoText;
+}
+
+/**
+ * `json` with every occurrence of each pattern replaced by its mark, in one left-to-right
+ * pass. Any such replacement is undone exactly by replacing each mark back (the marks do not
+ * occur in `json`). Built with one join, so the result is a flat string of exactly its length
+ * (chained replaceAll calls leave a tree of string pieces that holds far more memory).
+ */
+function markAll(json: string, patterns: readonly string[], marks: readonly string[]): string {
+  const n = patterns.length;
+  const next: number[] = [];
+  for (let i = 0; i < n; i++) next.push(json.indexOf(patterns[i]!));
+  let pieces: string[] | undefined;
+  let from = 0;
+  for (;;) {
+    let at = -1;
+    let which = -1;
+    for (let i = 0; i < n; i++) {
+      const found = next[i]!;
+      if (found >= 0 && (at < 0 || found < at)) {
+        at = found;
+        which = i;
+      }
+    }
+    if (which < 0) break;
+    (pieces ??= []).push(json.slice(from, at), marks[which]!);
+    from = at + patterns[which]!.length;
+    for (let i = 0; i < n; i++) {
+      if (next[i]! >= 0 && next[i]! < from) next[i] = json.indexOf(patterns[i]!, from);
+    }
+  }
+  if (!pieces) return json;
+  pieces.push(json.slice(from));
+  return pieces.join('');
+}
+
+/** The packed form of `record`, or the record itself when its task is not JSON data or is large. */
+function pack(record: StoredTask): TaskRow {
+  const task = record.task;
+  let json: string;
+  try {
+    json = JSON.stringify(task);
+  } catch {
+    return record;
+  }
+  if (json.length > PACK_MAX_CHARS) return record;
+  const patterns = [JSON.stringify(task.id)];
+  const marks = [ID_MARK];
+  if (task.contextId !== undefined) {
+    patterns.push(JSON.stringify(task.contextId));
+    marks.push(CONTEXT_MARK);
+  }
+  const timestamp = task.status.timestamp;
+  const timeMarked =
+    timestamp !== undefined &&
+    Number.isFinite(record.statusTimeMs) &&
+    timestamp === isoTime(record.statusTimeMs);
+  if (timeMarked) {
+    patterns.push(JSON.stringify(timestamp));
+    marks.push(TIME_MARK);
+  }
+  json = markAll(json, patterns, marks);
+  return new PackedTask(
+    record.version,
+    record.statusTimeMs,
+    task.status.state,
+    task.contextId,
+    json,
+    timeMarked,
   );
 }
+
+// eslint-disable-next-line no-control-regex -- the marks are control characters on purpose
+const MARKS = /[\u0001-\u0003]/g;
+
+/** Reverses {@link pack}: each mark becomes the text it stood for. */
+function unpack(row: PackedTask, id: string, scope: TaskScope): StoredTask {
+  const idJson = JSON.stringify(id);
+  const contextJson = row.contextId === undefined ? '' : JSON.stringify(row.contextId);
+  const timeJson = row.timeMarked ? JSON.stringify(isoTime(row.statusTimeMs)) : '';
+  const json = row.json.replace(MARKS, (mark) =>
+    mark === ID_MARK ? idJson : mark === CONTEXT_MARK ? contextJson : timeJson,
+  );
+  return {
+    tenant: scope.tenant,
+    owner: scope.owner,
+    task: JSON.parse(json) as StoredTask['task'],
+    version: row.version,
+    statusTimeMs: row.statusTimeMs,
+  };
+}
+
+function toStored(row: TaskRow, id: string, scope: TaskScope): StoredTask {
+  return row instanceof PackedTask ? unpack(row, id, scope) : row;
+}
+
+/** Orders newest first: larger status time first, then larger id first. */
+function newestFirst(aTime: number, aId: string, bTime: number, bId: string): number {
+  if (aTime !== bTime) return bTime - aTime;
+  return aId < bId ? 1 : aId > bId ? -1 : 0;
+}
+
+/** True when the task (`time`, `id`) comes strictly after `position` in newest-first order. */
+function isAfter(time: number, id: string, position: ListPosition): boolean {
+  return time < position.statusTimeMs || (time === position.statusTimeMs && id < position.id);
+}
+
+/**
+ * What the store keeps for an idempotency key: the task id for a `task` record (a string the
+ * task map already holds, so it costs nothing more), else the record itself.
+ */
+type IdempotencyValue = string | IdempotencyRecord;
+
+function idempotencyValue(record: IdempotencyRecord): IdempotencyValue {
+  return record.status === 'task' ? record.taskId : record;
+}
+
+function idempotencyRecord(value: IdempotencyValue): IdempotencyRecord {
+  return typeof value === 'string' ? { status: 'task', taskId: value } : value;
+}
+
+/** Idempotency values of one caller, by messageId. */
+type IdempotencyLeaf = Map<string, IdempotencyValue>;
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
@@ -44,93 +209,195 @@ export interface MemoryTaskStoreOptions {
 
 /** A {@link TaskStore} in process memory. */
 export class MemoryTaskStore implements TaskStore {
-  /** Tasks by scope, then by id. */
-  readonly #scopes = new Map<string, Map<string, StoredTask>>();
-  readonly #idempotency = new Map<string, IdempotencyRecord>();
+  /** Tasks by tenant, then owner, then id. */
+  readonly #scopes = new Map<string, Map<string, Map<string, TaskRow>>>();
+  /** The latest saves (ring): each is packed when it leaves, unless saved over meanwhile. */
+  readonly #youngTasks: (Map<string, TaskRow> | undefined)[] = new Array(YOUNG_SAVES).fill(undefined);
+  readonly #youngRecords: (StoredTask | undefined)[] = new Array(YOUNG_SAVES).fill(undefined);
+  #youngNext = 0;
+
+  /** Idempotency values by tenant, then principal, then messageId. */
+  readonly #idempotency = new Map<string, Map<string, IdempotencyLeaf>>();
+  #idempotencyCount = 0;
   readonly #maxIdempotency: number;
+  /** Keys in the order they were recorded (from `#orderHead`), for forgetting the oldest. */
+  #orderLeaves: (IdempotencyLeaf | undefined)[] = [];
+  #orderIds: (string | undefined)[] = [];
+  #orderHead = 0;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#maxIdempotency = options.maxIdempotencyRecords ?? 100_000;
   }
 
+  #tasks(tenant: string, owner: string, create: boolean): Map<string, TaskRow> | undefined {
+    let owners = this.#scopes.get(tenant);
+    if (!owners) {
+      if (!create) return undefined;
+      owners = new Map();
+      this.#scopes.set(tenant, owners);
+    }
+    let tasks = owners.get(owner);
+    if (!tasks && create) {
+      tasks = new Map();
+      owners.set(owner, tasks);
+    }
+    return tasks;
+  }
+
   get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
-    return Promise.resolve(this.#scopes.get(scopeKey(scope.tenant, scope.owner))?.get(id));
+    const row = this.#tasks(scope.tenant, scope.owner, false)?.get(id);
+    return Promise.resolve(row === undefined ? undefined : toStored(row, id, scope));
   }
 
   save(record: StoredTask, expectedVersion: number): Promise<void> {
-    const key = scopeKey(record.tenant, record.owner);
-    let tasks = this.#scopes.get(key);
-    if (!tasks) {
-      tasks = new Map();
-      this.#scopes.set(key, tasks);
-    }
-    const current = tasks.get(record.task.id);
+    const tasks = this.#tasks(record.tenant, record.owner, true)!;
+    const id = record.task.id;
+    const current = tasks.get(id);
     if ((current?.version ?? 0) !== expectedVersion || record.version !== expectedVersion + 1) {
-      return Promise.reject(new TaskVersionConflictError(record.task.id));
+      return Promise.reject(new TaskVersionConflictError(id));
     }
-    tasks.set(record.task.id, record);
+    tasks.set(id, record);
+    const slot = this.#youngNext;
+    this.#youngNext = slot + 1 === YOUNG_SAVES ? 0 : slot + 1;
+    const leaving = this.#youngRecords[slot];
+    const leavingTasks = this.#youngTasks[slot];
+    if (leaving && leavingTasks) {
+      const leavingId = leaving.task.id;
+      // Packed only when it is still the current row (not saved over since).
+      if (leavingTasks.get(leavingId) === leaving) leavingTasks.set(leavingId, pack(leaving));
+    }
+    this.#youngRecords[slot] = record;
+    this.#youngTasks[slot] = tasks;
     return Promise.resolve();
   }
 
   list(query: TaskQuery): Promise<TaskPage> {
-    const tasks = this.#scopes.get(scopeKey(query.tenant, query.owner));
+    const tasks = this.#tasks(query.tenant, query.owner, false);
     if (!tasks) return Promise.resolve({ tasks: [], totalSize: 0, hasMore: false });
     // One pass: count the matches and keep the `limit` newest after the position in a
     // small sorted buffer, so a page costs O(n) rather than a full sort.
     const { after, limit } = query;
-    const page: StoredTask[] = [];
+    const page: { id: string; time: number; row: TaskRow }[] = [];
     let totalSize = 0;
     let afterPosition = 0;
-    for (const record of tasks.values()) {
-      if (query.contextId !== undefined && record.task.contextId !== query.contextId) continue;
-      if (query.status !== undefined && record.task.status.state !== query.status) continue;
-      if (query.statusTimeAtOrAfterMs !== undefined && record.statusTimeMs < query.statusTimeAtOrAfterMs) {
-        continue;
-      }
+    for (const [id, row] of tasks) {
+      if (query.contextId !== undefined && rowContextId(row) !== query.contextId) continue;
+      if (query.status !== undefined && rowState(row) !== query.status) continue;
+      const time = row.statusTimeMs;
+      if (query.statusTimeAtOrAfterMs !== undefined && time < query.statusTimeAtOrAfterMs) continue;
       totalSize++;
-      if (after && !isAfter(record, after)) continue;
+      if (after && !isAfter(time, id, after)) continue;
       afterPosition++;
-      if (page.length === limit && newestFirst(record, page[limit - 1]!) >= 0) continue;
+      if (page.length === limit) {
+        const last = page[limit - 1]!;
+        if (newestFirst(time, id, last.time, last.id) >= 0) continue;
+      }
       let i = page.length;
-      while (i > 0 && newestFirst(record, page[i - 1]!) < 0) i--;
-      page.splice(i, 0, record);
+      while (i > 0 && newestFirst(time, id, page[i - 1]!.time, page[i - 1]!.id) < 0) i--;
+      page.splice(i, 0, { id, time, row });
       if (page.length > limit) page.pop();
     }
-    return Promise.resolve({ tasks: page, totalSize, hasMore: afterPosition > limit });
+    return Promise.resolve({
+      tasks: page.map((entry) => toStored(entry.row, entry.id, query)),
+      totalSize,
+      hasMore: afterPosition > limit,
+    });
+  }
+
+  #leaf(key: IdempotencyKey, create: boolean): IdempotencyLeaf | undefined {
+    let principals = this.#idempotency.get(key.tenant);
+    if (!principals) {
+      if (!create) return undefined;
+      principals = new Map();
+      this.#idempotency.set(key.tenant, principals);
+    }
+    let leaf = principals.get(key.principal);
+    if (!leaf && create) {
+      leaf = new Map();
+      principals.set(key.principal, leaf);
+    }
+    return leaf;
   }
 
   claimIdempotencyKey(
     key: IdempotencyKey,
     record: IdempotencyRecord,
   ): Promise<IdempotencyRecord | undefined> {
-    const k = idempotencyKey(key);
-    const existing = this.#idempotency.get(k);
-    if (existing) return Promise.resolve(existing);
-    this.#idempotency.set(k, record);
-    if (this.#idempotency.size > this.#maxIdempotency) {
-      const oldest = this.#idempotency.keys().next();
-      if (!oldest.done) this.#idempotency.delete(oldest.value);
-    }
+    const leaf = this.#leaf(key, true)!;
+    const existing = leaf.get(key.messageId);
+    if (existing !== undefined) return Promise.resolve(idempotencyRecord(existing));
+    this.#add(leaf, key.messageId, idempotencyValue(record));
     return Promise.resolve(undefined);
   }
 
   setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
-    const k = idempotencyKey(key);
-    if (record) this.#idempotency.set(k, record);
-    else this.#idempotency.delete(k);
+    const leaf = this.#leaf(key, record !== undefined);
+    if (leaf) {
+      if (record === undefined) {
+        if (leaf.delete(key.messageId)) this.#idempotencyCount--;
+      } else if (leaf.has(key.messageId)) {
+        leaf.set(key.messageId, idempotencyValue(record));
+      } else {
+        this.#add(leaf, key.messageId, idempotencyValue(record));
+      }
+    }
     return Promise.resolve();
+  }
+
+  #add(leaf: IdempotencyLeaf, messageId: string, value: IdempotencyValue): void {
+    leaf.set(messageId, value);
+    this.#idempotencyCount++;
+    this.#orderLeaves.push(leaf);
+    this.#orderIds.push(messageId);
+    // Forget the oldest. A key removed early (a failed send) leaves a stale entry here, which
+    // is skipped when reached; when such entries pile up the order is rebuilt without them.
+    while (this.#idempotencyCount > this.#maxIdempotency && this.#orderHead < this.#orderIds.length) {
+      const head = this.#orderHead++;
+      const oldLeaf = this.#orderLeaves[head]!;
+      const oldId = this.#orderIds[head]!;
+      this.#orderLeaves[head] = undefined;
+      this.#orderIds[head] = undefined;
+      if (oldLeaf.delete(oldId)) this.#idempotencyCount--;
+    }
+    const pending = this.#orderIds.length - this.#orderHead;
+    if (pending > 2 * this.#maxIdempotency + 1024) this.#rebuildOrder();
+    else if (this.#orderHead > 1024 && this.#orderHead * 2 > this.#orderIds.length) {
+      this.#orderLeaves = this.#orderLeaves.slice(this.#orderHead);
+      this.#orderIds = this.#orderIds.slice(this.#orderHead);
+      this.#orderHead = 0;
+    }
+  }
+
+  /** Drops order entries of keys no longer held, and all but the newest entry of a key. */
+  #rebuildOrder(): void {
+    const seen = new Map<IdempotencyLeaf, Set<string>>();
+    const leaves: IdempotencyLeaf[] = [];
+    const messageIds: string[] = [];
+    for (let i = this.#orderIds.length - 1; i >= this.#orderHead; i--) {
+      const leaf = this.#orderLeaves[i]!;
+      const id = this.#orderIds[i]!;
+      if (!leaf.has(id)) continue;
+      let held = seen.get(leaf);
+      if (!held) {
+        held = new Set();
+        seen.set(leaf, held);
+      }
+      if (held.has(id)) continue;
+      held.add(id);
+      leaves.push(leaf);
+      messageIds.push(id);
+    }
+    this.#orderLeaves = leaves.reverse();
+    this.#orderIds = messageIds.reverse();
+    this.#orderHead = 0;
   }
 
   /** Number of stored tasks (all scopes); for tests and diagnostics. */
   get size(): number {
     let n = 0;
-    for (const tasks of this.#scopes.values()) n += tasks.size;
+    for (const owners of this.#scopes.values()) for (const tasks of owners.values()) n += tasks.size;
     return n;
   }
-}
-
-function idempotencyKey(key: IdempotencyKey): string {
-  return `${key.tenant}\u0000${key.principal}\u0000${key.messageId}`;
 }
 
 /** A {@link PushConfigStore} in process memory. */
