@@ -42,6 +42,7 @@ import { InProcessEventBus } from './event-bus/in-process.js';
 import { TaskEventStream } from './event-bus/task-stream.js';
 import { errorText, ExecutionSink } from './event-sink.js';
 import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
+import { checkInputModes } from './input-modes.js';
 import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
 import type { PushConfigStore } from './stores/push-config-store.js';
@@ -391,6 +392,7 @@ export class DefaultRequestHandler implements RequestHandler {
     if (configuration?.historyLength !== undefined && configuration.historyLength < 0) {
       throw invalidParam('configuration.historyLength', 'must not be negative');
     }
+    checkInputModes(this.#card(), message);
     const scope = scopeOf(ctx);
     const tenant = ctx.tenant;
     const principal = ctx.principal.id;
