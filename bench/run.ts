@@ -4,6 +4,12 @@
  * ceiling. Scenarios run in alternating rounds so that drift on a shared machine hits
  * every server alike; the figure reported is the median round.
  *
+ * Every scenario gets fresh server children (both servers alike): the task scenarios store
+ * every task they create (hundreds of thousands per scenario), and a later scenario on the
+ * same children would mostly measure the garbage collector walking that earlier state.
+ * The a2a-kit child runs the compiled dist/ (which `npm run bench` builds first), as the SDK
+ * child runs the SDK's published JavaScript; only the small server scripts go through tsx.
+ *
  * Environment knobs: BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (5), BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (32; calls in flight for gRPC), BENCH_GRPC_CONNECTIONS (4 HTTP/2
  * connections), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
@@ -513,53 +519,53 @@ async function main(): Promise<void> {
   }
 
   const wanted = scenarios.filter((s) => !ONLY || ONLY.has(s.id));
-  if (wanted.length > 0) {
+  for (const scenario of wanted) {
+    process.stdout.write(`${scenario.label}\n`);
+    // Fresh children per scenario: see the header comment.
     const servers = new Map<ServerName, BenchServer>();
     try {
       for (const name of ['a2a-kit', 'sdk'] as const) {
+        if (!scenario.servers.includes(name)) continue;
         try {
           servers.set(name, await startServer(name));
         } catch (err) {
-          notes.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+          notes.push(`${scenario.id} ${name}: ${err instanceof Error ? err.message : String(err)}`);
         }
       }
-      for (const scenario of wanted) {
-        process.stdout.write(`${scenario.label}\n`);
-        if (scenario.servers.includes('bare') && !servers.has('bare')) {
-          // The bare server answers with the bytes a2a-kit gave for the same request.
-          const first = servers.get('a2a-kit') ?? servers.get('sdk');
-          if (first) await scenario.smoke(first.base, first).catch(() => undefined);
-          servers.set('bare', await startServer('bare', { BENCH_BARE_BODY: bareBody }));
-        }
-        const figures = await runScenario(scenario, servers);
-        const kit = figures.get('a2a-kit');
-        const sdk = figures.get('sdk');
-        const bare = figures.get('bare');
-        for (const [name, figure] of figures) {
-          if (figure.error) notes.push(`${scenario.id} ${name}: ${figure.error}`);
-          else if (figure.failures)
-            notes.push(`${scenario.id} ${name}: ${figure.failures} failed requests/streams`);
-        }
-        const ratio = kit?.value !== undefined && sdk?.value ? kit.value / sdk.value : undefined;
-        let met = ratio === undefined ? '?' : ratio >= scenario.minRatio ? 'yes' : 'NO';
-        let target = `>= ${scenario.minRatio}x`;
-        if (bare?.value !== undefined) {
-          target += ', >= 0.5 bare';
-          const halfBare = kit?.value !== undefined && kit.value >= bare.value / 2;
-          met = met === 'yes' && halfBare ? 'yes' : met === '?' ? '?' : 'NO';
-          if (kit?.value !== undefined)
-            notes.push(`${scenario.id}: a2a-kit at ${fmt((kit.value / bare.value) * 100)}% of bare`);
-        }
-        rows.push([
-          `${scenario.label} (${scenario.unit})`,
-          fmt(kit?.value),
-          fmt(sdk?.value),
-          ratio === undefined ? 'n/a' : `${fmt(ratio, 2)}x`,
-          bare ? fmt(bare.value) : '',
-          target,
-          met,
-        ]);
+      if (scenario.servers.includes('bare')) {
+        // The bare server answers with the bytes a2a-kit gave for the same request.
+        const first = servers.get('a2a-kit') ?? servers.get('sdk');
+        if (first) await scenario.smoke(first.base, first).catch(() => undefined);
+        servers.set('bare', await startServer('bare', { BENCH_BARE_BODY: bareBody }));
       }
+      const figures = await runScenario(scenario, servers);
+      const kit = figures.get('a2a-kit');
+      const sdk = figures.get('sdk');
+      const bare = figures.get('bare');
+      for (const [name, figure] of figures) {
+        if (figure.error) notes.push(`${scenario.id} ${name}: ${figure.error}`);
+        else if (figure.failures)
+          notes.push(`${scenario.id} ${name}: ${figure.failures} failed requests/streams`);
+      }
+      const ratio = kit?.value !== undefined && sdk?.value ? kit.value / sdk.value : undefined;
+      let met = ratio === undefined ? '?' : ratio >= scenario.minRatio ? 'yes' : 'NO';
+      let target = `>= ${scenario.minRatio}x`;
+      if (bare?.value !== undefined) {
+        target += ', >= 0.5 bare';
+        const halfBare = kit?.value !== undefined && kit.value >= bare.value / 2;
+        met = met === 'yes' && halfBare ? 'yes' : met === '?' ? '?' : 'NO';
+        if (kit?.value !== undefined)
+          notes.push(`${scenario.id}: a2a-kit at ${fmt((kit.value / bare.value) * 100)}% of bare`);
+      }
+      rows.push([
+        `${scenario.label} (${scenario.unit})`,
+        fmt(kit?.value),
+        fmt(sdk?.value),
+        ratio === undefined ? 'n/a' : `${fmt(ratio, 2)}x`,
+        bare ? fmt(bare.value) : '',
+        target,
+        met,
+      ]);
     } finally {
       await Promise.all([...servers.values()].map(stopServer));
     }

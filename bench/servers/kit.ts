@@ -1,9 +1,24 @@
-/** The `bench` agent served by a2a-kit (JSON-RPC at /a2a/jsonrpc, REST at /a2a/rest, gRPC). */
-import { benchCard, benchExecutor } from '../../src/agents/index.js';
-import { createA2AServer } from '../../src/server/http.js';
+/**
+ * The `bench` agent served by a2a-kit (JSON-RPC at /a2a/jsonrpc, REST at /a2a/rest, gRPC),
+ * from the compiled dist/ (`npm run build`), as users run it: not from src/ through tsx.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type * as AgentsModule from '../../src/agents/index.js';
+import type * as HttpModule from '../../src/server/http.js';
 import { runChild } from './child.js';
 
+type Agents = typeof AgentsModule;
+type Http = typeof HttpModule;
+
+const dist = new URL('../../dist/', import.meta.url);
+
 runChild(async () => {
+  if (!existsSync(fileURLToPath(new URL('server/http.js', dist)))) {
+    throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does)');
+  }
+  const { benchCard, benchExecutor } = (await import(new URL('agents/index.js', dist).href)) as Agents;
+  const { createA2AServer } = (await import(new URL('server/http.js', dist).href)) as Http;
   const server = createA2AServer({
     agent: benchExecutor,
     card: benchCard,

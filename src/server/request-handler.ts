@@ -620,20 +620,28 @@ export class DefaultRequestHandler implements RequestHandler {
 
   /**
    * Resolves with the task once it is terminal or interrupted. The client's signal is read only
-   * when the first look finds the task still running (reading it may create it).
+   * when the task is still running a turn of the event loop after the first look (reading it
+   * may create it, and an agent that answers without I/O has settled by then); a client gone
+   * meanwhile leaves the signal aborted, which is then noticed at once.
    */
   #waitSettled(scope: TaskScope, taskId: string, ctx: ServerCallContext): Promise<StoredTask | undefined> {
     return new Promise<StoredTask | undefined>((resolve, reject) => {
       let finished = false;
       let signal: AbortSignal | undefined;
+      let pendingListen: NodeJS.Immediate | undefined;
       const waiter: Waiter = { reject: (e) => finish(undefined, e) };
       const onAbort = (): void => finish(undefined, new UnavailableError('the client went away'));
       const listen = (): void => {
+        pendingListen = undefined;
         if (finished || signal) return;
         signal = ctx.signal;
         if (!signal) return;
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
+      };
+      const listenSoon = (): void => {
+        if (finished || signal || pendingListen) return;
+        pendingListen = setImmediate(listen);
       };
       const unsubscribe = this.#bus.subscribe({ tenant: scope.tenant, taskId }, (event) => {
         if (!event.executionEnded && isSettled(event.state)) check();
@@ -643,6 +651,7 @@ export class DefaultRequestHandler implements RequestHandler {
         finished = true;
         unsubscribe();
         this.#waiters.delete(waiter);
+        if (pendingListen) clearImmediate(pendingListen);
         signal?.removeEventListener('abort', onAbort);
         if (error !== undefined) reject(error);
         else resolve(record);
@@ -651,7 +660,7 @@ export class DefaultRequestHandler implements RequestHandler {
         this.#manager.get(scope, taskId).then(
           (record) => {
             if (!record || isSettled(record.task.status.state)) finish(record);
-            else listen();
+            else listenSoon();
           },
           (error: unknown) => finish(undefined, error),
         );

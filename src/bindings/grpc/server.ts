@@ -132,6 +132,7 @@ class LazyAbort {
 function first(metadata: Metadata, key: string): string | undefined {
   const values = metadata.get(key);
   if (values.length === 0) return undefined;
+  if (values.length === 1 && typeof values[0] === 'string') return values[0];
   return values.map(String).join(',');
 }
 
@@ -168,6 +169,9 @@ export class GrpcBinding {
       'grpc.max_send_message_length': max,
       'grpc.keepalive_time_ms': options.keepalive?.timeMs ?? 60_000,
       'grpc.keepalive_timeout_ms': options.keepalive?.timeoutMs ?? 20_000,
+      // Channelz bookkeeping (per-call counters and traces) costs several percent of a unary
+      // call and nothing here reads it; `channelOptions` can turn it back on.
+      'grpc.enable_channelz': 0,
       ...options.channelOptions,
     });
     const impl: UntypedServiceImplementation = {};
@@ -283,7 +287,8 @@ export class GrpcBinding {
     callback: sendUnaryData<Uint8Array>,
   ): Promise<void> {
     const abort = new LazyAbort();
-    call.once('cancelled', abort.abort);
+    // `on`, not `once`: it is removed on every path below, and once() allocates a wrapper.
+    call.on('cancelled', abort.abort);
     try {
       // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
       const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);

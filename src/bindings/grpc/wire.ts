@@ -14,6 +14,7 @@ import {
   toJson,
   type DescField,
   type DescMessage,
+  type JsonObject,
   type JsonValue,
 } from '@bufbuild/protobuf';
 import { anyPack, anyUnpack, type Any } from '@bufbuild/protobuf/wkt';
@@ -44,6 +45,7 @@ import {
   StreamResponseSchema,
   TaskSchema,
   TaskStateSchema,
+  type SendMessageRequest,
 } from './gen/lf/a2a/v1/a2a_pb.js';
 
 /** The trailer carrying a binary `google.rpc.Status` (standard gRPC rich errors). */
@@ -56,7 +58,42 @@ const JSON_READ = { ignoreUnknownFields: false } as const;
 
 /** Decodes protobuf bytes into the ProtoJSON model. Throws on bytes that are not a valid message. */
 export function decodeMessage(schema: DescMessage, bytes: Uint8Array): JsonValue {
+  if (schema.typeName === SendMessageRequestSchema.typeName) {
+    const request = fromBinary(SendMessageRequestSchema, bytes);
+    return plainSendRequestJson(request) ?? toJson(SendMessageRequestSchema, request, JSON_WRITE);
+  }
   return toJson(schema, fromBinary(schema, bytes), JSON_WRITE);
+}
+
+const ROLE_NAMES: readonly (string | undefined)[] = [undefined, 'ROLE_USER', 'ROLE_AGENT'];
+
+/**
+ * `toJson` of the common SendMessageRequest (text parts, no configuration, no metadata) built
+ * directly, the same object `toJson` gives; undefined for anything else, which then takes
+ * `toJson` itself. The hot request of the binding, so worth the few lines.
+ */
+function plainSendRequestJson(request: SendMessageRequest): JsonValue | undefined {
+  const message = request.message;
+  if (!message || request.configuration || request.metadata || message.metadata) return undefined;
+  if (message.role < 0 || message.role >= ROLE_NAMES.length) return undefined;
+  const parts: JsonObject[] = [];
+  for (const part of message.parts) {
+    if (part.content.case !== 'text' || part.metadata) return undefined;
+    const json: JsonObject = { text: part.content.value };
+    if (part.filename !== '') json.filename = part.filename;
+    if (part.mediaType !== '') json.mediaType = part.mediaType;
+    parts.push(json);
+  }
+  const out: JsonObject = {};
+  if (message.messageId !== '') out.messageId = message.messageId;
+  if (message.contextId !== '') out.contextId = message.contextId;
+  if (message.taskId !== '') out.taskId = message.taskId;
+  const role = ROLE_NAMES[message.role];
+  if (role !== undefined) out.role = role;
+  if (parts.length > 0) out.parts = parts;
+  if (message.extensions.length > 0) out.extensions = message.extensions;
+  if (message.referenceTaskIds.length > 0) out.referenceTaskIds = message.referenceTaskIds;
+  return request.tenant === '' ? { message: out } : { tenant: request.tenant, message: out };
 }
 
 /** Encodes a ProtoJSON model value as protobuf bytes. Throws when the value does not fit the message. */
@@ -388,14 +425,24 @@ function struct(w: W, no: number, v: unknown): void {
 
 const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/i;
 
+/** The last timestamp parsed: the tasks of one millisecond share their status timestamp text. */
+let lastTimestamp = '';
+let lastSeconds = 0;
+let lastNanos = 0;
+
 function timestamp(w: W, no: number, v: unknown): void {
   if (v === undefined) return;
-  const m = typeof v === 'string' ? RFC3339.exec(v) : null;
-  if (!m) throw UNFIT;
-  const ms = Date.parse(`${m[1]}${m[3]}`);
-  if (Number.isNaN(ms)) throw UNFIT;
-  const seconds = Math.floor(ms / 1000);
-  const nanos = m[2] ? Number(m[2].padEnd(9, '0')) : 0;
+  if (v !== lastTimestamp) {
+    const m = typeof v === 'string' ? RFC3339.exec(v) : null;
+    if (!m) throw UNFIT;
+    const ms = Date.parse(`${m[1]}${m[3]}`);
+    if (Number.isNaN(ms)) throw UNFIT;
+    lastSeconds = Math.floor(ms / 1000);
+    lastNanos = m[2] ? Number(m[2].padEnd(9, '0')) : 0;
+    lastTimestamp = v as string;
+  }
+  const seconds = lastSeconds;
+  const nanos = lastNanos;
   w.tag(no, LEN).fork();
   if (seconds !== 0) w.tag(1, WireType.Varint).int64(seconds);
   if (nanos !== 0) w.tag(2, WireType.Varint).int32(nanos);

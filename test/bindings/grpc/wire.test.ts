@@ -1,8 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DescMessage } from '@bufbuild/protobuf';
+import { create, toBinary, toJson, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import {
   ListTasksResponseSchema,
+  type Role,
   SendMessageRequestSchema,
   SendMessageResponseSchema,
   StreamResponseSchema,
@@ -162,5 +163,39 @@ describe('gRPC wire conversion', () => {
     assert.equal(internal.code, 13);
     assert.ok(!internal.details.includes('hunter2'));
     assert.ok(fromGrpcError(internal) instanceof InternalError);
+  });
+  test('the direct SendMessageRequest decoder gives exactly what toJson gives', () => {
+    const cases: MessageInitShape<typeof SendMessageRequestSchema>[] = [
+      {},
+      { message: {} },
+      {
+        tenant: 'acme',
+        message: {
+          messageId: 'm',
+          contextId: 'c',
+          taskId: 't',
+          role: 1,
+          parts: [
+            { content: { case: 'text', value: '' } },
+            { content: { case: 'text', value: 'x' }, filename: 'f.txt', mediaType: 'text/plain' },
+          ],
+          extensions: ['https://example.com/ext'],
+          referenceTaskIds: ['r'],
+        },
+      },
+      { message: { role: 2, parts: [{ content: { case: 'url', value: 'https://example.com/a' } }] } },
+      { message: { role: 2, parts: [{ content: { case: 'text', value: 'x' }, metadata: { a: 1 } }] } },
+      { message: { role: 1, parts: [{ content: { case: 'text', value: 'x' } }], metadata: { a: 'b' } } },
+      { message: { role: 1 }, configuration: { historyLength: 2 }, metadata: { k: true } },
+      { message: { role: 7 as Role } },
+      { message: { parts: [{}] } },
+    ];
+    for (const init of cases) {
+      const request = create(SendMessageRequestSchema, init);
+      assert.deepEqual(
+        decodeMessage(SendMessageRequestSchema, toBinary(SendMessageRequestSchema, request)),
+        toJson(SendMessageRequestSchema, request, { alwaysEmitImplicit: false }),
+      );
+    }
   });
 });
