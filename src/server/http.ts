@@ -40,8 +40,11 @@ export type ExtendedCardConfig = AgentCard | AgentCardConfig;
 
 /** Options of {@link createA2AServer}. */
 export interface A2AServerOptions {
-  /** The agent: its `execute` receives each message and emits events. */
-  agent: AgentExecutor;
+  /**
+   * The agent: an executor, or just its `execute` function.
+   * @example agent: async (ctx, task) => task.complete(`you said ${ctx.text}`)
+   */
+  agent: AgentExecutor | AgentExecutor['execute'];
   /** The public card; `supportedInterfaces` and capability flags are derived from these options. */
   card: AgentCardConfig;
   /**
@@ -133,7 +136,7 @@ const defaultHandlerFactory: HandlerFactory = (card, options, extendedCard) => {
     );
   }
   return new DefaultRequestHandler({
-    executor: options.agent,
+    executor: typeof options.agent === 'function' ? { execute: options.agent } : options.agent,
     card,
     ...(extendedCard ? { extendedCard } : {}),
     taskStore:

@@ -47,3 +47,23 @@ test('README: publish an agent, then call it', async (t) => {
   const question = await runner.send({ data: { repo: 'payments-api' } });
   assert.equal(question.kind === 'task' && question.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
 });
+
+test('README: an agent can be just its execute function', async (t) => {
+  const server = createA2AServer({
+    agent: async (ctx, task) => task.complete(`you said ${ctx.text}`),
+    card: {
+      name: 'parrot',
+      description: 'Repeats',
+      version: '1.0.0',
+      skills: [{ id: 'repeat', name: 'Repeat', description: 'Repeats', tags: ['demo'] }],
+    },
+  });
+  const { url } = await server.listen(0, '127.0.0.1');
+  t.after(() => server.close());
+  const client = await A2AClient.connect(url);
+  t.after(() => client.close());
+  const reply = await client.send({ text: 'hi' });
+  assert.equal(reply.kind, 'task');
+  if (reply.kind !== 'task') return;
+  assert.deepEqual(reply.task.artifacts?.[0]?.parts, [{ text: 'you said hi' }]);
+});
