@@ -31,18 +31,26 @@ export function majorMinor(version: string): string {
 }
 
 /**
- * Picks the interface to use. Without `preferred`, the card's order decides among bindings
- * we support (CLI-CARD-2); with `preferred`, the caller's order does.
- * Throws {@link A2ANoCompatibleInterfaceError} naming what the card offers.
+ * Every interface the client may use, best first: the card's order among bindings we speak
+ * at our protocol version (CLI-CARD-2), or, with `preferred`, the caller's binding order (card
+ * order within one binding); bindings left out of `preferred` are never used. Fallback after
+ * a failure follows this order too (CLI-CARD-5).
  */
-export function selectInterface(card: AgentCard, preferred?: readonly BindingName[]): AgentInterface {
+export function usableInterfaces(card: AgentCard, preferred?: readonly BindingName[]): AgentInterface[] {
   const usable = card.supportedInterfaces.filter(
     (i) => bindingName(i.protocolBinding) !== undefined && majorMinor(i.protocolVersion) === PROTOCOL_VERSION,
   );
+  if (!preferred) return usable;
+  return [...new Set(preferred)].flatMap((b) => usable.filter((i) => bindingName(i.protocolBinding) === b));
+}
+
+/**
+ * Picks the interface to use: the first of {@link usableInterfaces}.
+ * Throws {@link A2ANoCompatibleInterfaceError} naming what the card offers.
+ */
+export function selectInterface(card: AgentCard, preferred?: readonly BindingName[]): AgentInterface {
   const wanted = preferred ?? ALL_BINDINGS;
-  const chosen = preferred
-    ? wanted.map((b) => usable.find((i) => bindingName(i.protocolBinding) === b)).find((i) => i !== undefined)
-    : usable.find((i) => wanted.includes(bindingName(i.protocolBinding) as BindingName));
+  const chosen = usableInterfaces(card, preferred)[0];
   if (chosen) return chosen;
   const offered = card.supportedInterfaces.map(
     (i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`,

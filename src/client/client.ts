@@ -9,6 +9,7 @@ import { isInterruptedState, isTerminalState, Role } from '../model/enums.js';
 import { newId } from '../model/ids.js';
 import type {
   AgentCard,
+  AgentInterface,
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
@@ -26,9 +27,23 @@ import type {
 } from '../model/schema.js';
 import type { CallOptions, Transport } from './transport.js';
 import { AgentCardResolver, type CardResolverOptions } from './card-resolver.js';
-import { createTransport, selectInterface, type BindingName } from './binding-selection.js';
+import {
+  bindingName,
+  createTransport,
+  selectInterface,
+  usableInterfaces,
+  type BindingName,
+  type TransportFactoryOptions,
+} from './binding-selection.js';
 import { bearerAuth, apiKeyAuth, type AuthHandler } from './auth.js';
-import { A2ADeadlineError, A2AInvalidResponseError, A2ATimeoutError, A2ATransportError } from './errors.js';
+import {
+  A2ADeadlineError,
+  A2AInterfacesUnreachableError,
+  A2AInvalidResponseError,
+  A2ATimeoutError,
+  A2ATransportError,
+  type InterfaceFailure,
+} from './errors.js';
 
 /** The reply to SendMessage: a direct Message or a Task. */
 export type SendResult = { kind: 'message'; message: Message } | { kind: 'task'; task: Task };
@@ -83,6 +98,17 @@ export interface A2AClientOptions {
   resolver?: AgentCardResolver;
   /** Options passed to the gRPC transport. */
   grpc?: Record<string, unknown>;
+  /**
+   * Fall back to the card's other usable interfaces, in selection order, when the one in use
+   * cannot be reached (CLI-CARD-5); the one that answers is kept for later calls. A call moves
+   * to another interface only when its failure proves the request was not delivered (connection
+   * refused, unknown host) or when the operation is safe to repeat (SendMessage with its
+   * unchanged messageId, GetTask, ListTasks, CancelTask, SubscribeToTask...). When every
+   * interface fails, {@link A2AInterfacesUnreachableError} names each one.
+   * Only clients made by {@link A2AClient.connect} know the card's other interfaces.
+   * @default true
+   */
+  failover?: boolean;
 }
 
 /** Input of {@link A2AClient.send} and {@link A2AClient.stream}. */
@@ -162,6 +188,52 @@ export function isRetryable(error: unknown): boolean {
   return false;
 }
 
+/** Network codes that prove a request never left this host or never reached a peer. */
+const UNDELIVERED_CODES = [
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+];
+
+/**
+ * A gRPC UNAVAILABLE made by grpc-js itself (no A2A error details from a server). Its text
+ * tells whether a connection was ever made.
+ */
+function grpcLocalUnavailable(error: unknown): string | undefined {
+  if (!(error instanceof A2AError) || error.code !== 'Unavailable') return undefined;
+  const raw = error.raw as { code?: unknown; details?: unknown; metadata?: { get?(key: string): unknown[] } };
+  if (typeof raw?.code !== 'number' || typeof raw.details !== 'string') return undefined;
+  if ((raw.metadata?.get?.('grpc-status-details-bin') ?? []).length > 0) return undefined;
+  return raw.details;
+}
+
+/**
+ * True when `error` proves the request was never delivered (refused connection, unknown host),
+ * so that any operation, even one unsafe to repeat, may be sent elsewhere.
+ */
+export function isUndelivered(error: unknown): boolean {
+  if (error instanceof A2ATransportError) {
+    return error.status === undefined && UNDELIVERED_CODES.includes(error.code ?? '');
+  }
+  const details = grpcLocalUnavailable(error);
+  return (
+    details !== undefined &&
+    (/^No connection established|^Name resolution failed/.test(details) ||
+      UNDELIVERED_CODES.some((c) => details.includes(c)))
+  );
+}
+
+/**
+ * True when `error` is a failure of the transport rather than an answer of an A2A server:
+ * network errors, HTTP errors without an A2A body, gRPC UNAVAILABLE raised by grpc-js.
+ */
+export function isTransportFailure(error: unknown): boolean {
+  return error instanceof A2ATransportError || grpcLocalUnavailable(error) !== undefined;
+}
+
 /** Turns a StreamResponse into a tagged event. */
 export function toStreamEvent(event: StreamResponse): StreamEvent {
   if (event.task) return { kind: 'task', task: event.task };
@@ -181,15 +253,37 @@ function statusKey(s: TaskStatus): string {
   return `${s.state}|${s.timestamp ?? ''}|${s.message?.messageId ?? ''}`;
 }
 
+function transportOptions(options: A2AClientOptions): TransportFactoryOptions {
+  return {
+    fetch: options.fetch,
+    headers: options.headers,
+    extensions: options.extensions,
+    timeoutMs: options.timeoutMs,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    grpc: options.grpc,
+  };
+}
+
 /** An A2A agent, reached through one transport chosen from its card. */
 export class A2AClient {
   private readonly auth: AuthHandler | undefined;
+  /** The interfaces to fall back on, best first; empty for a client built on one transport. */
+  private interfaces: AgentInterface[] = [];
+  /** Transports made so far, by index in `interfaces`. */
+  private readonly transports = new Map<number, Transport>();
+  private active = 0;
+  private current: Transport;
+  private publicCard: AgentCard | undefined;
+  private extended: { card: AgentCard; publicVersion: string | undefined } | undefined;
+  private cardSource: { resolver: AgentCardResolver; url: string } | undefined;
 
   constructor(
-    readonly transport: Transport,
-    readonly card: AgentCard | undefined,
+    transport: Transport,
+    card: AgentCard | undefined,
     private readonly options: A2AClientOptions = {},
   ) {
+    this.current = transport;
+    this.publicCard = card;
     const a = options.auth;
     this.auth = !a
       ? undefined
@@ -206,25 +300,51 @@ export class A2AClient {
    */
   static async connect(urlOrCard: string | AgentCard, options: A2AClientOptions = {}): Promise<A2AClient> {
     let card: AgentCard;
+    let resolver: AgentCardResolver | undefined;
     if (typeof urlOrCard === 'string') {
-      const resolver = options.resolver ?? new AgentCardResolver({ fetch: options.fetch, ...options.card });
+      resolver = options.resolver ?? new AgentCardResolver({ fetch: options.fetch, ...options.card });
       card = (await resolver.resolve(urlOrCard)).card;
     } else card = urlOrCard;
     const iface = selectInterface(card, options.bindings);
-    const transport = await createTransport(iface, {
-      fetch: options.fetch,
-      headers: options.headers,
-      extensions: options.extensions,
-      timeoutMs: options.timeoutMs,
-      streamIdleTimeoutMs: options.streamIdleTimeoutMs,
-      grpc: options.grpc,
-    });
-    return new A2AClient(transport, card, options);
+    const client = new A2AClient(await createTransport(iface, transportOptions(options)), card, options);
+    client.interfaces = usableInterfaces(card, options.bindings);
+    client.transports.set(0, client.current);
+    if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };
+    return client;
+  }
+
+  /** The transport in use: after a fallback (CLI-CARD-5), the one that last answered. */
+  get transport(): Transport {
+    return this.current;
+  }
+
+  /**
+   * The agent's card for this session: the extended card once {@link getExtendedAgentCard}
+   * succeeded (CLI-XCARD-3), else the public card.
+   */
+  get card(): AgentCard | undefined {
+    return this.extended?.card ?? this.publicCard;
   }
 
   /** The binding in use (`JSONRPC`, `HTTP+JSON`, `GRPC`). */
   get binding(): string {
     return this.transport.binding;
+  }
+
+  /**
+   * Reads the public card again (through the resolver's HTTP cache). When its `version`
+   * differs from the one the extended card was obtained under, the extended card is dropped
+   * and the new public card is used (CLI-XCARD-3). Returns the card now in use. A client made
+   * from a card object, not a URL, has nothing to re-read and returns its card unchanged.
+   */
+  async refreshCard(
+    options: { signal?: AbortSignal; noCache?: boolean } = {},
+  ): Promise<AgentCard | undefined> {
+    if (!this.cardSource) return this.card;
+    const fresh = (await this.cardSource.resolver.resolve(this.cardSource.url, options)).card;
+    this.publicCard = fresh;
+    if (this.extended && this.extended.publicVersion !== fresh.version) this.extended = undefined;
+    return this.card;
   }
 
   // ---- plumbing ------------------------------------------------------------------------
@@ -239,21 +359,74 @@ export class A2AClient {
     return options;
   }
 
+  /**
+   * After `error` on interface `index`, the next interface to try, or undefined when the
+   * failure does not allow a fallback or every interface was tried (`tried` is updated).
+   */
+  private async fallback(
+    index: number,
+    transport: Transport,
+    error: unknown,
+    safe: boolean,
+    tried: InterfaceFailure[],
+    triedIndexes: Set<number>,
+  ): Promise<{ index: number; transport: Transport } | undefined> {
+    if (this.options.failover === false || this.interfaces.length < 2) return undefined;
+    if (!(isUndelivered(error) || (safe && isTransportFailure(error)))) return undefined;
+    const iface = this.interfaces[index];
+    tried.push({ binding: transport.binding, url: iface?.url ?? '?', error });
+    triedIndexes.add(index);
+    for (let next = 0; next < this.interfaces.length; next++) {
+      if (triedIndexes.has(next)) continue;
+      let t = this.transports.get(next);
+      if (!t) {
+        try {
+          t = await createTransport(this.interfaces[next] as AgentInterface, transportOptions(this.options));
+        } catch (failure) {
+          // A binding that cannot even be set up here (e.g. gRPC unavailable) counts as tried.
+          tried.push({
+            binding: bindingName(this.interfaces[next]?.protocolBinding ?? '') ?? '?',
+            url: this.interfaces[next]?.url ?? '?',
+            error: failure,
+          });
+          triedIndexes.add(next);
+          continue;
+        }
+        this.transports.set(next, t);
+      }
+      return { index: next, transport: t };
+    }
+    return undefined;
+  }
+
+  /** Keeps the interface that answered for later calls. */
+  private remember(index: number, transport: Transport): void {
+    if (this.interfaces.length === 0 || index === this.active) return;
+    this.active = index;
+    this.current = transport;
+  }
+
   private async invoke<R>(
     method: string,
     request: unknown,
-    run: (options: CallOptions) => Promise<R>,
+    run: (transport: Transport, options: CallOptions) => Promise<R>,
     safe: boolean,
     base: CallOptions = {},
   ): Promise<R> {
     const retry = this.options.retry === false ? { attempts: 1 } : (this.options.retry ?? {});
     const attempts = safe ? Math.max(1, retry.attempts ?? 3) : 1;
     let reauthed = false;
+    let index = this.active;
+    let transport = this.current;
+    const tried: InterfaceFailure[] = [];
+    const triedIndexes = new Set<number>();
+    let round = 0; // where the current round over the interfaces starts in `tried`
     for (let attempt = 0; ; attempt++) {
       const options = await this.callOptions(method, base);
       for (const i of this.options.interceptors ?? []) await i.before?.({ method, request, options });
       try {
-        const result = await run(options);
+        const result = await run(transport, options);
+        this.remember(index, transport);
         for (const i of this.options.interceptors ?? []) await i.after?.({ method, request, result });
         return result;
       } catch (error) {
@@ -269,7 +442,31 @@ export class A2AClient {
           attempt--;
           continue;
         }
-        if (attempt + 1 >= attempts || !isRetryable(error) || base.signal?.aborted) throw error;
+        if (base.signal?.aborted) throw error;
+        const next = await this.fallback(index, transport, error, safe, tried, triedIndexes);
+        if (next) {
+          ({ index, transport } = next);
+          attempt--;
+          continue;
+        }
+        if (tried.length > round) {
+          // A fallback happened: the final error names every interface of the last round.
+          if (!isTransportFailure(error)) throw error; // an answer from a reachable server
+          if (!triedIndexes.has(index)) {
+            tried.push({ binding: transport.binding, url: this.interfaces[index]?.url ?? '?', error });
+          }
+          if (attempt + 1 >= attempts || !isRetryable(error)) {
+            throw new A2AInterfacesUnreachableError(tried.slice(round));
+          }
+          // Every interface failed transiently: after a pause, a new round over all of them.
+          round = tried.length;
+          triedIndexes.clear();
+          index = this.active;
+          transport = this.current;
+          await sleep(backoff(attempt, retry.baseDelayMs ?? 200, retry.maxDelayMs ?? 5000), base.signal);
+          continue;
+        }
+        if (attempt + 1 >= attempts || !isRetryable(error)) throw error;
         await sleep(backoff(attempt, retry.baseDelayMs ?? 200, retry.maxDelayMs ?? 5000), base.signal);
       }
     }
@@ -278,16 +475,22 @@ export class A2AClient {
   private async *invokeStream(
     method: string,
     request: unknown,
-    open: (options: CallOptions) => AsyncIterable<StreamResponse>,
+    open: (transport: Transport, options: CallOptions) => AsyncIterable<StreamResponse>,
+    safe: boolean,
     base: CallOptions = {},
   ): AsyncGenerator<StreamEvent, void, undefined> {
     let reauthed = false;
+    let index = this.active;
+    let transport = this.current;
+    const tried: InterfaceFailure[] = [];
+    const triedIndexes = new Set<number>();
     for (;;) {
       const options = await this.callOptions(method, base);
       for (const i of this.options.interceptors ?? []) await i.before?.({ method, request, options });
       let yielded = false;
       try {
-        for await (const event of open(options)) {
+        for await (const event of open(transport, options)) {
+          if (!yielded) this.remember(index, transport);
           yielded = true;
           yield toStreamEvent(event);
         }
@@ -305,6 +508,18 @@ export class A2AClient {
         ) {
           reauthed = true;
           continue;
+        }
+        if (yielded || base.signal?.aborted) throw error;
+        const next = await this.fallback(index, transport, error, safe, tried, triedIndexes);
+        if (next) {
+          ({ index, transport } = next);
+          continue;
+        }
+        if (tried.length > 0 && isTransportFailure(error)) {
+          if (!triedIndexes.has(index)) {
+            tried.push({ binding: transport.binding, url: this.interfaces[index]?.url ?? '?', error });
+          }
+          throw new A2AInterfacesUnreachableError(tried);
         }
         throw error;
       }
@@ -326,13 +541,7 @@ export class A2AClient {
 
   /** SendMessage. Retried on transient failures with the same messageId (CLI-SEND-11). */
   async sendMessage(request: SendMessageRequest, options: CallOptions = {}): Promise<SendResult> {
-    const r = await this.invoke(
-      'SendMessage',
-      request,
-      (o) => this.transport.sendMessage(request, o),
-      true,
-      options,
-    );
+    const r = await this.invoke('SendMessage', request, (t, o) => t.sendMessage(request, o), true, options);
     return r.message ? { kind: 'message', message: r.message } : { kind: 'task', task: r.task as Task };
   }
 
@@ -345,7 +554,10 @@ export class A2AClient {
     yield* this.invokeStream(
       'SendStreamingMessage',
       request,
-      (o) => this.transport.sendStreamingMessage(request, o),
+      (t, o) => t.sendStreamingMessage(request, o),
+      // A stream that broke after it started may have delivered the message: only an
+      // undelivered request moves to another interface.
+      false,
       options,
     );
   }
@@ -357,7 +569,8 @@ export class A2AClient {
     yield* this.invokeStream(
       'SubscribeToTask',
       request,
-      (o) => this.transport.subscribeToTask(request, o),
+      (t, o) => t.subscribeToTask(request, o),
+      true,
       options,
     );
   }
@@ -367,11 +580,11 @@ export class A2AClient {
       id: taskId,
       ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}),
     };
-    return this.invoke('GetTask', request, (o) => this.transport.getTask(request, o), true, options);
+    return this.invoke('GetTask', request, (t, o) => t.getTask(request, o), true, options);
   }
 
   listTasks(request: ListTasksRequest = {}, options: CallOptions = {}): Promise<ListTasksResponse> {
-    return this.invoke('ListTasks', request, (o) => this.transport.listTasks(request, o), true, options);
+    return this.invoke('ListTasks', request, (t, o) => t.listTasks(request, o), true, options);
   }
 
   /** Every task matching `request`, page after page. */
@@ -393,7 +606,7 @@ export class A2AClient {
     options: CallOptions & { metadata?: Record<string, unknown> } = {},
   ): Promise<Task> {
     const request = { id: taskId, ...(options.metadata ? { metadata: options.metadata } : {}) };
-    return this.invoke('CancelTask', request, (o) => this.transport.cancelTask(request, o), true, options);
+    return this.invoke('CancelTask', request, (t, o) => t.cancelTask(request, o), true, options);
   }
 
   async createTaskPushNotificationConfig(
@@ -405,7 +618,7 @@ export class A2AClient {
     return this.invoke(
       'CreateTaskPushNotificationConfig',
       config,
-      (o) => this.transport.createTaskPushNotificationConfig(config, o),
+      (t, o) => t.createTaskPushNotificationConfig(config, o),
       !!config.id,
       options,
     );
@@ -421,7 +634,7 @@ export class A2AClient {
     return this.invoke(
       'GetTaskPushNotificationConfig',
       request,
-      (o) => this.transport.getTaskPushNotificationConfig(request, o),
+      (t, o) => t.getTaskPushNotificationConfig(request, o),
       true,
       options,
     );
@@ -437,7 +650,7 @@ export class A2AClient {
     return this.invoke(
       'ListTaskPushNotificationConfigs',
       request,
-      (o) => this.transport.listTaskPushNotificationConfigs(request, o),
+      (t, o) => t.listTaskPushNotificationConfigs(request, o),
       true,
       options,
     );
@@ -453,22 +666,29 @@ export class A2AClient {
     await this.invoke(
       'DeleteTaskPushNotificationConfig',
       request,
-      (o) => this.transport.deleteTaskPushNotificationConfig(request, o),
+      (t, o) => t.deleteTaskPushNotificationConfig(request, o),
       true,
       options,
     );
   }
 
-  /** GetExtendedAgentCard; only when the card declares it (CLI-XCARD-2). */
+  /**
+   * GetExtendedAgentCard; only when the card declares it (CLI-XCARD-2). The extended card then
+   * becomes {@link card} for this client, until {@link refreshCard} sees the public card's
+   * `version` change (CLI-XCARD-3).
+   */
   async getExtendedAgentCard(options: CallOptions = {}): Promise<AgentCard> {
     this.requireCapability('extendedAgentCard');
-    return this.invoke(
+    const publicVersion = this.publicCard?.version;
+    const card = await this.invoke(
       'GetExtendedAgentCard',
       {},
-      (o) => this.transport.getExtendedAgentCard({}, o),
+      (t, o) => t.getExtendedAgentCard({}, o),
       true,
       options,
     );
+    this.extended = { card, publicVersion };
+    return card;
   }
 
   // ---- conveniences --------------------------------------------------------------------
@@ -647,8 +867,9 @@ export class A2AClient {
     }
   }
 
-  /** Releases the transport's connections. */
-  close(): Promise<void> {
-    return this.transport.close();
+  /** Releases the connections of every transport this client made. */
+  async close(): Promise<void> {
+    const all = new Set([this.current, ...this.transports.values()]);
+    await Promise.all([...all].map((t) => t.close()));
   }
 }

@@ -71,3 +71,37 @@ export class A2ADeadlineError extends A2ATimeoutError {
     this.task = task;
   }
 }
+
+/** One interface a call tried, and how it failed. */
+export interface InterfaceFailure {
+  /** `JSONRPC`, `HTTP+JSON` or `GRPC`. */
+  binding: string;
+  url: string;
+  error: unknown;
+}
+
+/**
+ * Every interface of the card that the call could fall back to failed at the transport level
+ * (CLI-CARD-5). The message names each one and its failure; `failures` keeps the details.
+ */
+export class A2AInterfacesUnreachableError extends A2ATransportError {
+  readonly failures: readonly InterfaceFailure[];
+  constructor(failures: readonly InterfaceFailure[]) {
+    const last = failures[failures.length - 1]?.error;
+    super(
+      `no interface of the agent could be reached; tried ${failures
+        .map((f) => `${f.binding} at ${f.url} (${describe(f.error)})`)
+        .join('; ')}`,
+      {
+        cause: last,
+        code: last instanceof A2ATransportError ? last.code : networkCode(last),
+        status: last instanceof A2ATransportError ? last.status : undefined,
+      },
+    );
+    this.failures = failures;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -3,6 +3,8 @@ export {
   A2AClient,
   backoff,
   isRetryable,
+  isTransportFailure,
+  isUndelivered,
   statusOf,
   toStreamEvent,
   type A2AClientOptions,
@@ -29,6 +31,7 @@ export {
   bindingName,
   createTransport,
   selectInterface,
+  usableInterfaces,
   type BindingName,
 } from './binding-selection.js';
 export {
@@ -47,10 +50,12 @@ export { createPushReceiver, type PushReceiverOptions } from './push-receiver.js
 export {
   A2AClientError,
   A2ADeadlineError,
+  A2AInterfacesUnreachableError,
   A2AInvalidResponseError,
   A2ANoCompatibleInterfaceError,
   A2ATimeoutError,
   A2ATransportError,
+  type InterfaceFailure,
   type InvalidResponseReason,
 } from './errors.js';
 export type { CallOptions, Transport } from './transport.js';

@@ -1,10 +1,10 @@
 /**
- * A webhook endpoint for push notifications (CLI-PUSH-1..3, 8): checks the token or bearer
- * credentials it was given, checks the task is one the app expects, answers 2xx at once,
- * then hands the typed event to the app.
+ * A webhook endpoint for push notifications (CLI-PUSH-1..4, 7, 8): checks the token or bearer
+ * credentials it was given, checks the task is one the app expects, drops stale events and
+ * replays, answers 2xx at once, then hands the typed event to the app.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { StreamResponse } from '../model/schema.js';
 import { expectShape } from './decode.js';
 import { hasKnownMember, eventTaskId } from './stream-guard.js';
@@ -24,6 +24,20 @@ export interface PushReceiverOptions {
   onError?: (error: unknown) => void;
   /** Largest accepted body, bytes. @default 1048576 */
   bodyLimit?: number;
+  /**
+   * Duplicate suppression (CLI-PUSH-4, CLI-PUSH-7): an event with the same task id and the
+   * same content as one accepted within `windowMs` is answered 200 without calling `onEvent`
+   * again. At most `maxEntries` events are remembered (the oldest are forgotten first).
+   * `false` turns it off. @default { windowMs: 600000, maxEntries: 10000 }
+   */
+  dedupe?: { windowMs?: number; maxEntries?: number } | false;
+  /**
+   * Rejects (HTTP 400, `onEvent` not called) an event whose status timestamp is older than
+   * this many ms: a delayed or replayed notification (CLI-PUSH-7). Events without a status
+   * timestamp (artifact updates, messages, statuses lacking one) are not checked.
+   * @default no staleness check
+   */
+  maxAgeMs?: number;
 }
 
 function same(a: string, b: string): boolean {
@@ -45,6 +59,7 @@ export function createPushReceiver(
     throw new Error('createPushReceiver: configure a token or bearer credentials (CLI-PUSH-2)');
   }
   const limit = options.bodyLimit ?? 1024 * 1024;
+  const seen = options.dedupe === false ? undefined : new RecentEvents(options.dedupe ?? {});
   return (req, res) => {
     void (async () => {
       if (req.method !== 'POST') {
@@ -79,6 +94,12 @@ export function createPushReceiver(
       if (!taskId || !(await options.expectTask(taskId))) {
         return answer(res, 404, 'unknown task');
       }
+      if (options.maxAgeMs !== undefined) {
+        const stale = staleness(event, options.maxAgeMs);
+        if (stale) return answer(res, 400, stale);
+      }
+      // Recorded before the answer so a duplicate arriving meanwhile is caught too.
+      if (seen && !seen.add(taskId, event)) return answer(res, 200);
       answer(res, 200);
       try {
         await options.onEvent(event, taskId);
@@ -102,5 +123,68 @@ function streamResponseOf(event: StreamEvent): StreamResponse {
       return { statusUpdate: event.statusUpdate };
     default:
       return { artifactUpdate: event.artifactUpdate };
+  }
+}
+
+/** Why `event` is too old to accept, or undefined when it is fresh or carries no timestamp. */
+function staleness(event: StreamEvent, maxAgeMs: number): string | undefined {
+  const timestamp =
+    event.kind === 'task'
+      ? event.task.status.timestamp
+      : event.kind === 'statusUpdate'
+        ? event.statusUpdate.status.timestamp
+        : undefined;
+  if (timestamp === undefined) return undefined;
+  const at = Date.parse(timestamp);
+  if (Number.isNaN(at)) return `stale check failed: the status timestamp "${timestamp}" is not a date`;
+  const age = Date.now() - at;
+  return age > maxAgeMs
+    ? `stale notification: its status is from ${timestamp}, older than ${maxAgeMs} ms`
+    : undefined;
+}
+
+/** JSON with object keys sorted, so that equal events give equal text whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Digests of recently accepted events, bounded in time and count. */
+class RecentEvents {
+  private readonly entries = new Map<string, number>();
+  private readonly windowMs: number;
+  private readonly maxEntries: number;
+  constructor(options: { windowMs?: number; maxEntries?: number }) {
+    this.windowMs = options.windowMs ?? 600_000;
+    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+  }
+  /** Records the event; false when the same one was recorded within the window. */
+  add(taskId: string, event: StreamEvent): boolean {
+    const now = Date.now();
+    // Map order is insertion order: expired entries sit at the front.
+    for (const [key, at] of this.entries) {
+      if (now - at <= this.windowMs) break;
+      this.entries.delete(key);
+    }
+    const key = createHash('sha256')
+      .update(taskId)
+      .update('\0')
+      .update(canonical(streamResponseOf(event)))
+      .digest('base64');
+    const at = this.entries.get(key);
+    if (at !== undefined && now - at <= this.windowMs) return false;
+    this.entries.delete(key);
+    this.entries.set(key, now);
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+    return true;
   }
 }

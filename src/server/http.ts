@@ -78,6 +78,13 @@ export interface A2AServerOptions {
   /** Receives failures that are not protocol errors. @default console.error */
   onError?: (error: unknown) => void;
   /**
+   * How long a task may wait in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED` for
+   * the client before it is failed; `0` or `Infinity` waits forever. See
+   * `DefaultRequestHandlerOptions.interruptedTimeoutMs`.
+   * @default 3600000 (one hour)
+   */
+  interruptedTimeoutMs?: number;
+  /**
    * Advanced: build the RequestHandler yourself instead of the DefaultRequestHandler (`agent`,
    * `store` and `extendedCard` are then unused). Receives the public card.
    */
@@ -142,6 +149,9 @@ const defaultHandlerFactory: HandlerFactory = (card, options, extendedCard) => {
     taskStore:
       options.store === undefined || options.store === 'memory' ? new MemoryTaskStore() : options.store,
     pushConfigStore: new MemoryPushConfigStore(),
+    ...(options.interruptedTimeoutMs !== undefined
+      ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
+      : {}),
   });
 };
 

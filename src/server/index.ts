@@ -13,7 +13,11 @@ export {
   WELL_KNOWN_CARD_PATH,
 } from './card/build.js';
 export type { AgentCardConfig, CardFacts } from './card/build.js';
-export { DefaultRequestHandler } from './request-handler.js';
+export {
+  DefaultRequestHandler,
+  InterruptedWaitExpiredReason,
+  TaskCanceledReason,
+} from './request-handler.js';
 export type { DefaultRequestHandlerOptions, RequestHandler } from './request-handler.js';
 export { ANONYMOUS, createCallContext } from './context.js';
 export type { Principal, ServerCallContext } from './context.js';

@@ -54,7 +54,12 @@ import type {
   TaskScope,
   TaskStore,
 } from './stores/task-store.js';
-import { IllegalTaskEventError, TaskManager, viewTask } from './task-manager.js';
+import {
+  DEFAULT_INTERRUPTED_TIMEOUT_MS,
+  IllegalTaskEventError,
+  TaskManager,
+  viewTask,
+} from './task-manager.js';
 
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as
@@ -117,6 +122,17 @@ export interface DefaultRequestHandlerOptions {
    * @default 32 random bytes per handler (tokens do not survive a restart)
    */
   pageTokenSecret?: string | Uint8Array;
+  /**
+   * How long a task may wait in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED` for
+   * the client, counted from its `status.timestamp`. A new client message on the task ends the
+   * wait; a new interrupted status starts it again. When it runs out the task becomes
+   * `TASK_STATE_FAILED` with an agent status message saying why, open streams receive that
+   * update and close, a still-running `execute()` has its `signal` aborted, and later
+   * messages to the task are refused like for any terminal task. `0` or `Infinity` waits forever.
+   * @default 3600000 (one hour)
+   * @example interruptedTimeoutMs: 15 * 60_000
+   */
+  interruptedTimeoutMs?: number;
 }
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -296,7 +312,15 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#store = options.taskStore ?? new MemoryTaskStore();
     this.#pushStore = options.pushConfigStore ?? new MemoryPushConfigStore();
     this.#bus = options.eventBus ?? new InProcessEventBus();
-    this.#manager = new TaskManager(this.#store, this.#bus);
+    this.#manager = new TaskManager(this.#store, this.#bus, {
+      interruptedTimeoutMs: options.interruptedTimeoutMs ?? DEFAULT_INTERRUPTED_TIMEOUT_MS,
+      onInterruptedExpired: (record) => {
+        // An agent still running (waiting for an out-of-band credential) stops waiting.
+        for (const execution of this.#executionsOf(record.tenant, record.task.id)) {
+          execution.abort(new InterruptedWaitExpiredReason(record.task.id));
+        }
+      },
+    });
     this.#cursors = new ListCursorCodec(options.pageTokenSecret);
   }
 
@@ -948,6 +972,7 @@ export class DefaultRequestHandler implements RequestHandler {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#manager.close();
     for (const byTask of this.#executions.values()) {
       for (const running of byTask.values()) {
         for (const execution of Array.isArray(running) ? running.slice() : [running])
@@ -979,6 +1004,14 @@ export class TaskCanceledReason extends Error {
   }
 }
 
+/** The abort reason given to an agent whose task was failed for waiting too long in an interrupted state. */
+export class InterruptedWaitExpiredReason extends Error {
+  constructor(readonly taskId: string) {
+    super(`task ${taskId} waited too long for the client and was failed`);
+    this.name = 'AbortError';
+  }
+}
+
 function scopeOf(ctx: ServerCallContext): TaskScope {
   return { tenant: ctx.tenant, owner: ctx.principal.id };
 }
@@ -988,12 +1021,15 @@ function isSettled(state: TaskState): boolean {
 }
 
 /** The same error for a missing task and another caller's task (D36). */
+/** Identical for a missing task and another caller's (D36): it echoes only the caller's own id. */
 function notFound(taskId: string): TaskNotFoundError {
-  return new TaskNotFoundError(`task ${taskId} not found`);
+  return new TaskNotFoundError(`task ${taskId} not found`, { metadata: { taskId } });
 }
 
 function notCancelable(task: Task): TaskNotCancelableError {
-  return new TaskNotCancelableError(`task ${task.id} is ${task.status.state} and cannot be canceled`);
+  return new TaskNotCancelableError(`task ${task.id} is ${task.status.state} and cannot be canceled`, {
+    metadata: { taskId: task.id },
+  });
 }
 
 function terminalTask(task: Task): UnsupportedOperationError {

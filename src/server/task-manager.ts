@@ -5,12 +5,14 @@
  * task after an event sees at least that event's state.
  */
 import { InvalidAgentResponseError } from '../errors/a2a-error.js';
-import { isInterruptedState, isTerminalState, TaskState, TASK_STATE_NAMES } from '../model/enums.js';
+import { isInterruptedState, isTerminalState, Role, TaskState, TASK_STATE_NAMES } from '../model/enums.js';
+import { newId } from '../model/ids.js';
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
 import { canTransition, explainTransition } from '../model/state-machine.js';
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
 import {
   TaskVersionConflictError,
+  type InterruptedTaskRef,
   type StoredTask,
   type TaskScope,
   type TaskStore,
@@ -42,6 +44,113 @@ export interface NewTask {
 
 /** Thrown when an event would break the state machine or the artifact rules. */
 export class IllegalTaskEventError extends InvalidAgentResponseError {}
+
+/** How long an interrupted task waits for the client by default: one hour. */
+export const DEFAULT_INTERRUPTED_TIMEOUT_MS = 60 * 60 * 1000;
+
+/** Options of {@link TaskManager}. */
+export interface TaskManagerOptions {
+  /**
+   * How long a task may stay in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`,
+   * counted from its `status.timestamp`, before it is failed. `0` or `Infinity` waits forever.
+   * @default Infinity (the DefaultRequestHandler passes {@link DEFAULT_INTERRUPTED_TIMEOUT_MS})
+   */
+  interruptedTimeoutMs?: number;
+  /** Called once an interrupted task has been failed for waiting too long (persisted and published). */
+  onInterruptedExpired?: (record: StoredTask) => void;
+}
+
+/** The longest delay setTimeout accepts (about 24.8 days); longer waits take several timers in turn. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** An interrupted task's wait is not over (it was resumed, re-entered, or is gone): no change. */
+class WaitNotExpired extends Error {}
+
+/**
+ * The interrupted tasks of this process in the order their waits end, with a single unref'd
+ * timer for the first. The timeout is the same for every task, so the order in which tasks
+ * entered their interrupted state (Map insertion order, re-arming moves a task to the end) is
+ * the order of their deadlines: arming and disarming are O(1) and thousands of waiting tasks
+ * cost one timer. Deadlines come from the stored `statusTimeMs`, so tasks found in the store
+ * at start (interrupted before a restart) are timed exactly like the ones written here.
+ * Entries are hints: the expiry re-reads the task and changes it only when its wait is over.
+ */
+class InterruptedTaskTimer {
+  /** Waiting tasks by `tenant NUL taskId`, oldest status first. */
+  #waiting = new Map<string, InterruptedTaskRef>();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly expire: (ref: InterruptedTaskRef) => void,
+  ) {}
+
+  /** Starts (or restarts, after a new interrupted status) the wait of a task. */
+  arm(ref: InterruptedTaskRef): void {
+    if (this.#closed) return;
+    const key = waitKey(ref.tenant, ref.taskId);
+    this.#waiting.delete(key);
+    this.#waiting.set(key, ref);
+    // A timer already set is due no later than this entry's deadline (it was armed for an
+    // older one): nothing to change.
+    if (!this.#timer) this.#schedule();
+  }
+
+  /** Ends the wait of a task that left its interrupted state. */
+  disarm(tenant: string, taskId: string): void {
+    // The timer is left as it is: if it was set for this task it fires, finds nothing due
+    // and is set again for the next one. Cheaper than clearing it on every resume.
+    this.#waiting.delete(waitKey(tenant, taskId));
+  }
+
+  /** Adds tasks found waiting in the store at start; the ones armed since then win. */
+  recover(refs: readonly InterruptedTaskRef[]): void {
+    if (this.#closed || refs.length === 0) return;
+    const merged: InterruptedTaskRef[] = [];
+    for (const ref of refs) if (!this.#waiting.has(waitKey(ref.tenant, ref.taskId))) merged.push(ref);
+    merged.push(...this.#waiting.values());
+    merged.sort((a, b) => a.statusTimeMs - b.statusTimeMs);
+    this.#waiting = new Map(merged.map((ref) => [waitKey(ref.tenant, ref.taskId), ref]));
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#schedule();
+  }
+
+  /** Stops timing: clears the timer and forgets every task. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#waiting.clear();
+  }
+
+  #schedule(): void {
+    const first = this.#waiting.values().next();
+    if (first.done) return;
+    const delay = first.value.statusTimeMs + this.timeoutMs - Date.now();
+    this.#timer = setTimeout(this.#fire, Math.min(Math.max(delay, 0), MAX_TIMER_DELAY_MS));
+    this.#timer.unref();
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const now = Date.now();
+    const due: InterruptedTaskRef[] = [];
+    for (const [key, ref] of this.#waiting) {
+      if (ref.statusTimeMs + this.timeoutMs > now) break;
+      this.#waiting.delete(key);
+      due.push(ref);
+    }
+    this.#schedule();
+    for (const ref of due) this.expire(ref);
+  };
+}
+
+function waitKey(tenant: string, taskId: string): string {
+  return `${tenant}\u0000${taskId}`;
+}
 
 /** The changes of one task waiting to run, in order; gone when the last one settles. */
 class TaskQueue {
@@ -75,11 +184,42 @@ class TaskQueue {
 export class TaskManager {
   /** Per-task queues by tenant, then task id. */
   readonly #queues = new Map<string, Map<string, TaskQueue>>();
+  /** Times interrupted tasks; undefined when they may wait forever. */
+  readonly #interrupted: InterruptedTaskTimer | undefined;
+  readonly #interruptedTimeoutMs: number;
+  readonly #onInterruptedExpired: ((record: StoredTask) => void) | undefined;
 
   constructor(
     readonly store: TaskStore,
     readonly bus: EventBus,
-  ) {}
+    options: TaskManagerOptions = {},
+  ) {
+    const timeoutMs = options.interruptedTimeoutMs ?? Infinity;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+      throw new RangeError(
+        `interruptedTimeoutMs must be a number of milliseconds >= 0 (0 or Infinity: no limit), got ${String(timeoutMs)}`,
+      );
+    }
+    this.#interruptedTimeoutMs = timeoutMs;
+    this.#onInterruptedExpired = options.onInterruptedExpired;
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.#interrupted = new InterruptedTaskTimer(timeoutMs, (ref) => void this.#expire(ref));
+      const listed = store.listInterrupted?.();
+      if (listed) {
+        listed.then(
+          (refs) => this.#interrupted?.recover(refs),
+          () => {
+            // Without the list, tasks interrupted before this start wait until resumed.
+          },
+        );
+      }
+    }
+  }
+
+  /** Stops timing interrupted tasks (the handler's close()). */
+  close(): void {
+    this.#interrupted?.close();
+  }
 
   /** Reads a task the caller may see. */
   get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
@@ -112,6 +252,7 @@ export class TaskManager {
         statusTimeMs: now,
       };
       await this.store.save(record, 0);
+      if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
       const pending = this.bus.publish(
         { tenant: scope.tenant, taskId: task.id },
         { taskId: task.id, version: 1, state: init.state, response: { task } },
@@ -146,6 +287,7 @@ export class TaskManager {
           if (error instanceof TaskVersionConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
           throw error;
         }
+        if (this.#interrupted) this.#timeInterrupted(current, record);
         if (response) {
           const pending = this.bus.publish(
             { tenant: scope.tenant, taskId },
@@ -200,6 +342,57 @@ export class TaskManager {
     });
   }
 
+  /** Arms or disarms the wait of a task after a change (cheap for tasks never interrupted). */
+  #timeInterrupted(previous: StoredTask, record: StoredTask): void {
+    const state = record.task.status.state;
+    if (isInterruptedState(state)) {
+      // A new interrupted status (entered, or re-entered with a new question) restarts the wait.
+      if (record.task.status !== previous.task.status) this.#interrupted!.arm(refOf(record));
+    } else if (isInterruptedState(previous.task.status.state)) {
+      this.#interrupted!.disarm(record.tenant, record.task.id);
+    }
+  }
+
+  /**
+   * Fails a task whose interrupted wait is over. The check runs on the stored task inside the
+   * task's serialized section (and the save is compare-and-set), so a resume that got there
+   * first, another replica's expiry, or a newer interrupted status leaves it alone.
+   *
+   * Why FAILED: CANCELED means someone canceled the task (CancelTask, or the agent on a
+   * client's behalf) and makes a later CancelTask succeed as if the client had asked; REJECTED
+   * means the agent declined the work. Here the task could not finish because the input it
+   * needed never came within the server's limit: it "finished with an error" (the proto's
+   * FAILED). The agent-role status message says so, so a client can tell it from an agent fault.
+   */
+  async #expire(ref: InterruptedTaskRef): Promise<void> {
+    const scope: TaskScope = { tenant: ref.tenant, owner: ref.owner };
+    const timeoutMs = this.#interruptedTimeoutMs;
+    let stillWaiting: StoredTask | undefined;
+    let record: StoredTask;
+    try {
+      record = await this.update(scope, ref.taskId, (current) => {
+        const state = current.task.status.state;
+        if (!isInterruptedState(state)) throw new WaitNotExpired();
+        if (current.statusTimeMs + timeoutMs > Date.now()) {
+          stillWaiting = current;
+          throw new WaitNotExpired();
+        }
+        return statusChange(
+          current.task,
+          TaskState.FAILED,
+          waitExpiredMessage(current.task, timeoutMs),
+          undefined,
+        );
+      });
+    } catch {
+      // Not due yet (a newer interrupted status, written elsewhere): wait again. Resumed, gone,
+      // or a store failure: nothing to do here (a restart's listInterrupted finds it again).
+      if (stillWaiting) this.#interrupted?.arm(refOf(stillWaiting));
+      return;
+    }
+    this.#onInterruptedExpired?.(record);
+  }
+
   /** Publishes that an execution ended leaving the task in `state` (no store change). */
   publishExecutionEnded(scope: TaskScope, record: StoredTask): Promise<void> {
     return this.#serialize(scope.tenant, record.task.id, () =>
@@ -234,6 +427,39 @@ export class TaskManager {
     byTask.set(taskId, new TaskQueue(byTask, taskId, result));
     return result;
   }
+}
+
+function refOf(record: StoredTask): InterruptedTaskRef {
+  return {
+    tenant: record.tenant,
+    owner: record.owner,
+    taskId: record.task.id,
+    statusTimeMs: record.statusTimeMs,
+  };
+}
+
+/** The agent status message of a task failed for waiting too long. */
+function waitExpiredMessage(task: Task, timeoutMs: number): Message {
+  const state = task.status.state === TaskState.AUTH_REQUIRED ? 'authorization' : 'input';
+  return {
+    messageId: newId(),
+    role: Role.AGENT,
+    parts: [
+      {
+        text: `The task waited for ${state} (${task.status.state}) longer than this server allows (${formatDuration(timeoutMs)}) and was ended. Send a new message without taskId to start again.`,
+      },
+    ],
+    taskId: task.id,
+    contextId: task.contextId ?? '',
+  };
+}
+
+/** `3600000` → `1 h`, `90000` → `90 s`, `50` → `50 ms`. */
+function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }
 
 function isKnownState(state: unknown): state is TaskState {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createA2AServer, type A2AServer } from '../../src/server/index.js';
 import { assertProtoJson, assertStreamResponse } from '../support/oracle.js';
-import { TEST_CARD, testExecutor } from '../support/stub-handler.js';
+import { TEST_CARD, testExecutor } from '../support/handler.js';
 
 let server: A2AServer;
 let root: string;

@@ -1,12 +1,13 @@
 /**
- * Interop: the official `@a2a-js/sdk` gRPC client against our GrpcBinding.
+ * Interop: the official `@a2a-js/sdk` gRPC client against our GrpcBinding, with the real
+ * DefaultRequestHandler and a test agent.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import type { AgentCard as SdkAgentCard } from '@a2a-js/sdk';
 import { GrpcBinding } from '../../src/bindings/grpc/server.js';
-import { StubHandler } from '../support/grpc-stub-handler.js';
+import { bindingTestAgent, createTestHandler, TEST_DATA } from '../support/handler.js';
 
 type SdkTransport = Awaited<ReturnType<GrpcTransportFactory['create']>>;
 type SdkSendParams = Parameters<SdkTransport['sendMessage']>[0];
@@ -30,7 +31,7 @@ function sdkRequest(text: string, contextId = ''): SdkSendParams {
 }
 
 describe('@a2a-js/sdk gRPC client → our GrpcBinding', () => {
-  const handler = new StubHandler();
+  const { handler } = createTestHandler(bindingTestAgent());
   let binding: GrpcBinding;
   let sdk: SdkTransport;
   let url: string;
@@ -47,12 +48,13 @@ describe('@a2a-js/sdk gRPC client → our GrpcBinding', () => {
   });
   after(async () => {
     await binding.close();
+    await handler.close();
   });
 
   test('SendMessage, GetTask, ListTasks, CancelTask', async () => {
-    const sent = await sdk.sendMessage(sdkRequest('wait', 'ctx-sdk'));
+    const sent = await sdk.sendMessage(sdkRequest('input', 'ctx-sdk'));
     assert.ok('id' in sent, 'a Task');
-    assert.equal(sent.status?.state, 2 /* WORKING */);
+    assert.equal(sent.status?.state, 6 /* INPUT_REQUIRED */);
     const got = await sdk.getTask({ tenant: '', id: sent.id, historyLength: undefined });
     assert.equal(got.id, sent.id);
     assert.equal(got.history[0]?.role, 1);
@@ -76,7 +78,7 @@ describe('@a2a-js/sdk gRPC client → our GrpcBinding', () => {
     assert.ok('id' in sent);
     const parts = sent.artifacts[0]?.parts ?? [];
     assert.deepEqual(parts[0]?.content, { $case: 'text', value: 'hello' });
-    assert.deepEqual(parts[1]?.content, { $case: 'data', value: { n: 1, list: [true, null] } });
+    assert.deepEqual(parts[1]?.content, { $case: 'data', value: TEST_DATA });
   });
 
   test('streaming: events arrive in order and the stream ends', async () => {

@@ -7,13 +7,29 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createA2AServer } from '../../src/server/index.js';
+import { createA2AServer, type A2AServerOptions } from '../../src/server/index.js';
+import { DefaultRequestHandler } from '../../src/server/request-handler.js';
+import type { StreamResponse } from '../../src/model/schema.js';
+import { CountingEventBus, TEST_CARD, deferred, describeEvent, testExecutor } from '../support/handler.js';
 import { assertProtoJson } from '../support/oracle.js';
-import { StubHandler, TEST_CARD, startStubServer, testExecutor } from '../support/stub-handler.js';
+
+/** Starts a server around the real handler and `testExecutor` on 127.0.0.1:0; the caller closes it. */
+async function startServer(options: Partial<A2AServerOptions> = {}) {
+  const server = createA2AServer({
+    agent: testExecutor,
+    card: TEST_CARD,
+    extendedCard: { ...TEST_CARD, name: 'test agent (extended)' },
+    keepAliveMs: 60_000,
+    onError: () => undefined,
+    ...options,
+  });
+  const { url } = await server.listen(0, '127.0.0.1');
+  return { server, url, close: () => server.close() };
+}
 
 describe('card endpoint (SRV-CARD)', () => {
   test('lists the real URLs, protocol 1.0 and true capabilities, with caching headers', async (t) => {
-    const { url, close } = await startStubServer({ streaming: false });
+    const { url, close } = await startServer({ streaming: false });
     t.after(close);
     const res = await fetch(`${url}/.well-known/agent-card.json`);
     assert.equal(res.status, 200);
@@ -45,7 +61,7 @@ describe('card endpoint (SRV-CARD)', () => {
   });
 
   test('D25: no A2A-Version check on the card', async (t) => {
-    const { url, close } = await startStubServer();
+    const { url, close } = await startServer();
     t.after(close);
     const res = await fetch(`${url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '9.9' } });
     assert.equal(res.status, 200);
@@ -53,7 +69,7 @@ describe('card endpoint (SRV-CARD)', () => {
   });
 
   test('publicUrl is used for the interfaces', async (t) => {
-    const { server, close } = await startStubServer({ publicUrl: 'https://agents.example.com/' });
+    const { server, close } = await startServer({ publicUrl: 'https://agents.example.com/' });
     t.after(close);
     assert.equal(server.card().supportedInterfaces[0]?.url, 'https://agents.example.com/a2a/jsonrpc');
   });
@@ -106,7 +122,7 @@ describe('startup validation', () => {
 
 describe('body limit', () => {
   test('a chunked body is cut off as soon as it passes the limit (413)', async (t) => {
-    const { url, close } = await startStubServer({ bodyLimit: 1024 });
+    const { url, close } = await startServer({ bodyLimit: 1024 });
     t.after(close);
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(`${url}/a2a/rest/message:send`, {
@@ -125,7 +141,7 @@ describe('body limit', () => {
   });
 
   test('a declared Content-Length over the limit is refused before reading', async (t) => {
-    const { url, close } = await startStubServer({ bodyLimit: 1024 });
+    const { url, close } = await startServer({ bodyLimit: 1024 });
     t.after(close);
     const res = await fetch(`${url}/a2a/jsonrpc`, {
       method: 'POST',
@@ -139,7 +155,10 @@ describe('body limit', () => {
 
 describe('graceful close', () => {
   test('close() ends open streams cleanly and stops their iteration', async () => {
-    const { url, stub, close } = await startStubServer();
+    const bus = new CountingEventBus();
+    const { url, close } = await startServer({
+      handler: (card) => new DefaultRequestHandler({ executor: testExecutor, card, eventBus: bus }),
+    });
     const res = await fetch(`${url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -152,24 +171,32 @@ describe('graceful close', () => {
     });
     const reader = res.body!.getReader();
     await reader.read();
+    assert.equal(bus.total, 1);
     await close();
     let done = false;
     for (let i = 0; i < 100 && !done; i++) done = (await reader.read()).done;
     assert.ok(done, 'the stream ended');
-    assert.equal(stub.returned, 1);
+    assert.equal(bus.total, 0, 'the stream was released');
   });
 
   test('close() waits for an in-flight response', async () => {
-    const { url, stub, close } = await startStubServer();
+    const started = deferred();
+    const release = deferred();
+    const { url, close } = await startServer({
+      agent: async (_ctx, task) => {
+        started.resolve();
+        await release.promise;
+        await task.complete('done');
+      },
+    });
     const answered = fetch(`${url}/a2a/rest/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ message: { messageId: 'w', role: 'ROLE_USER', parts: [{ text: 'wait' }] } }),
     }).then((r) => r.status);
-    for (let i = 0; i < 500 && stub.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 2));
-    assert.equal(stub.calls.length, 1);
+    await started.promise;
     const closed = close();
-    stub.release();
+    release.resolve();
     assert.equal(await answered, 200);
     await closed;
   });
@@ -180,7 +207,7 @@ describe('adapters', () => {
     const a2a = createA2AServer({
       agent: testExecutor,
       card: TEST_CARD,
-      handler: (card) => new StubHandler(card),
+      extendedCard: { ...TEST_CARD, name: 'test agent (extended)' },
     });
     const app = express();
     app.use(a2a.nodeHandler);
@@ -208,11 +235,7 @@ describe('adapters', () => {
   });
 
   test('fetch() serves unary calls, SSE and the card', async (t) => {
-    const a2a = createA2AServer({
-      agent: testExecutor,
-      card: TEST_CARD,
-      handler: (card) => new StubHandler(card),
-    });
+    const a2a = createA2AServer({ agent: testExecutor, card: TEST_CARD });
     t.after(() => a2a.close());
     const card = await a2a.fetch(new Request('https://edge.example/.well-known/agent-card.json'));
     assert.equal(card.status, 200);
@@ -236,7 +259,11 @@ describe('adapters', () => {
     );
     assert.equal(stream.headers.get('content-type'), 'text/event-stream');
     const frames = (await stream.text()).split('\n\n').filter((b) => b.startsWith('data: '));
-    assert.equal(frames.length, 4);
+    const events = frames.map((f) => describeEvent(JSON.parse(f.slice(6)) as StreamResponse));
+    assert.equal(events.length, 3);
+    assert.equal(events[0], 'task:WORKING');
+    assert.match(events[1] ?? '', /^artifact:/);
+    assert.equal(events[2], 'status:COMPLETED');
     const missing = await a2a.fetch(new Request('https://edge.example/elsewhere'));
     assert.equal(missing.status, 404);
     await missing.text();

@@ -3,15 +3,25 @@
  * test can inspect, plus small helpers for call contexts, messages and streams.
  */
 import { randomUUID } from 'node:crypto';
+import { A2AError } from '../../src/errors/a2a-error.js';
+import type { A2AErrorCode } from '../../src/errors/table.js';
 import { Role } from '../../src/model/enums.js';
 import type { AgentCapabilities, AgentCard, Message, Part, StreamResponse } from '../../src/model/schema.js';
 import { createCallContext, type ServerCallContext } from '../../src/server/context.js';
+import type {
+  EventBus,
+  TaskEventListener,
+  TaskEvent,
+  TaskTopic,
+} from '../../src/server/event-bus/event-bus.js';
+import { InProcessEventBus } from '../../src/server/event-bus/in-process.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../src/server/executor.js';
 import {
   DefaultRequestHandler,
   type DefaultRequestHandlerOptions,
 } from '../../src/server/request-handler.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from '../../src/server/stores/memory.js';
+import type { StoredTask, TaskScope } from '../../src/server/stores/task-store.js';
 
 /** A minimal valid card with the given capabilities (streaming on by default). */
 export function testCard(capabilities: AgentCapabilities = { streaming: true }): AgentCard {
@@ -102,4 +112,156 @@ export function describeEvent(event: StreamResponse): string {
   if (event.statusUpdate) return `status:${event.statusUpdate.status.state.replace('TASK_STATE_', '')}`;
   if (event.artifactUpdate) return `artifact:${event.artifactUpdate.artifact.artifactId}`;
   return 'message';
+}
+
+// ---- agents, stores and buses for binding and hosting tests ----------------------------
+
+/** A card config (the fields an author writes) for servers built with createA2AServer. */
+export const TEST_CARD = {
+  name: 'test agent',
+  description: 'an agent for binding tests',
+  version: '1.0.0',
+  skills: [{ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['test'] }],
+};
+
+/**
+ * A real AgentExecutor for end-to-end tests. By text: `input` asks for input; `hold` works
+ * until canceled; `reply` answers with a Message; anything else completes with an artifact
+ * echoing the text, after one progress update.
+ */
+export const testExecutor: AgentExecutor = {
+  async execute(ctx, task) {
+    if (ctx.text === 'reply') return task.reply('direct reply');
+    if (ctx.text === 'input') return task.requireInput('which one?');
+    await task.working('working on it');
+    if (ctx.text === 'hold') {
+      await untilAborted(ctx.signal);
+      return;
+    }
+    await task.artifact({ name: 'echo', text: ctx.text });
+    await task.complete();
+  },
+};
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** The data part every default {@link bindingTestAgent} artifact carries (Struct round trips). */
+export const TEST_DATA = { n: 1, list: [true, null] };
+
+/** A {@link bindingTestAgent}: an executor that also records what it was given. */
+export interface BindingTestAgent extends AgentExecutor {
+  /** The RequestContext of every execution, oldest first. */
+  readonly contexts: RequestContext[];
+}
+
+/**
+ * An agent for binding tests (user code: it only uses the author's API), steered by text:
+ * - `message`: a direct Message `direct reply`;
+ * - `input`: a task in INPUT_REQUIRED; the next message on it completes it, echoing its text;
+ * - `hold`: a WORKING task that runs until it is canceled or the server closes;
+ * - `stream:<n>`: WORKING, chunks `chunk 1`..`chunk n` of artifact `a-1`, COMPLETED;
+ * - `throw:<Code>`: throws `A2AError(<Code>)` with metadata `{taskId: 't-1'}` before any
+ *   event, which the handler returns to the client as that error;
+ * - anything else: WORKING, artifact `a-1` (`echo`) with the text and {@link TEST_DATA}, COMPLETED.
+ */
+export function bindingTestAgent(): BindingTestAgent {
+  const contexts: RequestContext[] = [];
+  return {
+    contexts,
+    async execute(ctx, task) {
+      contexts.push(ctx);
+      const text = ctx.text;
+      if (ctx.task) return task.complete({ artifactId: 'a-1', text });
+      if (text === 'message') return task.reply('direct reply');
+      if (text === 'input') return task.requireInput('which one?');
+      if (text.startsWith('throw:')) {
+        const code = text.slice('throw:'.length) as A2AErrorCode;
+        throw new A2AError(code, `agent refused: ${code}`, { metadata: { taskId: 't-1' } });
+      }
+      await task.working();
+      if (text === 'hold') return untilAborted(ctx.signal);
+      const stream = /^stream:(\d+)$/.exec(text);
+      if (stream) {
+        const n = Number(stream[1]);
+        for (let i = 1; i <= n; i++) {
+          await task.artifact(
+            { artifactId: 'a-1', text: `chunk ${i}` },
+            { append: i > 1, lastChunk: i === n },
+          );
+        }
+        return task.complete();
+      }
+      await task.artifact({ artifactId: 'a-1', name: 'echo', parts: [{ text }, { data: TEST_DATA }] });
+      await task.complete();
+    },
+  };
+}
+
+/** The task id whose reads fail in a {@link CrashingTaskStore}. */
+export const CRASH_TASK_ID = 'crash';
+
+/**
+ * A TaskStore (our public extension point) whose reads of task {@link CRASH_TASK_ID} fail with
+ * a plain Error carrying a secret: an unexpected failure that must become InternalError
+ * without leaking its message.
+ */
+export class CrashingTaskStore extends MemoryTaskStore {
+  override get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
+    if (id === CRASH_TASK_ID) return Promise.reject(new Error('secret internal detail'));
+    return super.get(scope, id);
+  }
+}
+
+/**
+ * An EventBus (our public extension point) that counts live subscriptions per task: a
+ * stream of a task holds one until it ends, so a test can see that a binding stopped
+ * iterating (client went away, server closed).
+ */
+export class CountingEventBus implements EventBus {
+  readonly #inner = new InProcessEventBus();
+  readonly #live = new Map<string, number>();
+
+  publish(topic: TaskTopic, event: TaskEvent): void {
+    this.#inner.publish(topic, event);
+  }
+
+  subscribe(topic: TaskTopic, listener: TaskEventListener): () => void {
+    const stop = this.#inner.subscribe(topic, listener);
+    const key = topic.taskId;
+    this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
+    let live = true;
+    return () => {
+      if (live) {
+        live = false;
+        this.#live.set(key, (this.#live.get(key) ?? 1) - 1);
+      }
+      stop();
+    };
+  }
+
+  /** Live subscriptions to `taskId`'s events. */
+  subscriptions(taskId: string): number {
+    return this.#live.get(taskId) ?? 0;
+  }
+
+  /** Live subscriptions to any task. */
+  get total(): number {
+    let n = 0;
+    for (const count of this.#live.values()) n += count;
+    return n;
+  }
+}
+
+/** Polls `condition` every 10 ms, at most `tries` times; true once it holds. */
+export async function eventually(condition: () => boolean, tries = 300): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return condition();
 }

@@ -7,13 +7,14 @@
  * a database row: V8 keeps such a string at one byte per character, several times denser
  * than the object graph. Reading a packed task parses it into a fresh object.
  */
-import type { TaskState } from '../../model/enums.js';
+import { isInterruptedState, type TaskState } from '../../model/enums.js';
 import type { TaskPushNotificationConfig } from '../../model/schema.js';
 import type { PushConfigPage, PushConfigStore } from './push-config-store.js';
 import {
   TaskVersionConflictError,
   type IdempotencyKey,
   type IdempotencyRecord,
+  type InterruptedTaskRef,
   type ListPosition,
   type StoredTask,
   type TaskPage,
@@ -302,6 +303,21 @@ export class MemoryTaskStore implements TaskStore {
       totalSize,
       hasMore: afterPosition > limit,
     });
+  }
+
+  listInterrupted(): Promise<InterruptedTaskRef[]> {
+    const found: InterruptedTaskRef[] = [];
+    for (const [tenant, owners] of this.#scopes) {
+      for (const [owner, tasks] of owners) {
+        for (const [taskId, row] of tasks) {
+          if (isInterruptedState(rowState(row))) {
+            found.push({ tenant, owner, taskId, statusTimeMs: row.statusTimeMs });
+          }
+        }
+      }
+    }
+    found.sort((a, b) => a.statusTimeMs - b.statusTimeMs);
+    return Promise.resolve(found);
   }
 
   #leaf(key: IdempotencyKey, create: boolean): IdempotencyLeaf | undefined {

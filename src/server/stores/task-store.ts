@@ -70,6 +70,15 @@ export type IdempotencyRecord =
   /** The agent answered with a direct message. */
   | { readonly status: 'message'; readonly message: Message };
 
+/** A task waiting in an interrupted state, as listed by {@link TaskStore.listInterrupted}. */
+export interface InterruptedTaskRef {
+  readonly tenant: string;
+  readonly owner: string;
+  readonly taskId: string;
+  /** `status.timestamp` in epoch milliseconds: when the task entered its interrupted state. */
+  readonly statusTimeMs: number;
+}
+
 /** Raised by {@link TaskStore.save} when the stored version is not the expected one. */
 export class TaskVersionConflictError extends Error {
   constructor(readonly taskId: string) {
@@ -97,6 +106,14 @@ export interface TaskStore {
   claimIdempotencyKey(key: IdempotencyKey, record: IdempotencyRecord): Promise<IdempotencyRecord | undefined>;
   /** Replaces the record for `key` (pending → result), or removes it when `record` is undefined. */
   setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void>;
+  /**
+   * Every task in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`, in any tenant, oldest
+   * status first. Read once when a handler starts, so tasks interrupted before a restart (or
+   * by a replica that went away) still end when their wait expires. A SQL store answers it
+   * from an index on the state column. Optional: without it, only tasks interrupted while
+   * this process runs are timed.
+   */
+  listInterrupted?(): Promise<InterruptedTaskRef[]>;
   /** Releases resources (connections). */
   close?(): Promise<void>;
 }

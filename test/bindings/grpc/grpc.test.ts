@@ -1,3 +1,7 @@
+/**
+ * The gRPC binding over real sockets, with the real DefaultRequestHandler and a test agent:
+ * every RPC, errors and their status details, streams, cancellation, limits and extensions.
+ */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromBinary } from '@bufbuild/protobuf';
@@ -21,10 +25,25 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
   UnauthenticatedError,
+  UnsupportedOperationError,
   VersionNotSupportedError,
 } from '../../../src/errors/a2a-error.js';
+import { errorRow, GrpcCode, type A2AErrorCode } from '../../../src/errors/table.js';
 import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
-import { EXT_OPTIONAL, EXT_REQUIRED, Gate, StubHandler } from '../../support/grpc-stub-handler.js';
+import type { ServerCallContext } from '../../../src/server/context.js';
+import { DefaultRequestHandler } from '../../../src/server/request-handler.js';
+import {
+  CRASH_TASK_ID,
+  CountingEventBus,
+  CrashingTaskStore,
+  TEST_DATA,
+  bindingTestAgent,
+  createTestHandler,
+  eventually,
+  testCard,
+} from '../../support/handler.js';
+
+const EXT_REQUIRED = 'https://example.test/ext/required/v1';
 
 const send = (text: string, extra: Partial<SendMessageRequest> = {}): SendMessageRequest => ({
   message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] },
@@ -70,8 +89,15 @@ async function rejectsWith<T extends A2AError>(
   assert.fail(`expected ${ctor.name}`);
 }
 
-describe('gRPC binding end to end (stub handler)', () => {
-  const handler = new StubHandler({ requireExtension: false });
+describe('gRPC binding end to end', () => {
+  const agent = bindingTestAgent();
+  const bus = new CountingEventBus();
+  // No extended card is configured although the card announces one.
+  const { handler, store } = createTestHandler(agent, {
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+    taskStore: new CrashingTaskStore(),
+    eventBus: bus,
+  });
   let binding: GrpcBinding;
   let transport: GrpcTransport;
   let target: string;
@@ -94,38 +120,40 @@ describe('gRPC binding end to end (stub handler)', () => {
   after(async () => {
     await transport.close();
     await binding.close();
+    await handler.close();
   });
 
   test('SendMessage returns the task with artifacts (Struct data and timestamps survive)', async () => {
     const res = await transport.sendMessage(send('hello'));
     assert.ok('task' in res && res.task);
     assert.equal(res.task.status.state, 'TASK_STATE_COMPLETED');
-    assert.equal(res.task.status.timestamp, '2026-01-01T00:00:00Z');
-    assert.deepEqual(res.task.artifacts?.[0]?.parts, [
-      { text: 'hello' },
-      { data: { n: 1, list: [true, null] } },
-    ]);
+    const stored = await store.get({ tenant: '', owner: 'anonymous' }, res.task.id);
+    const timestamp = res.task.status.timestamp ?? '';
+    assert.match(timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    assert.equal(Date.parse(timestamp), Date.parse(stored?.task.status.timestamp ?? ''));
+    assert.deepEqual(res.task.artifacts?.[0]?.parts, [{ text: 'hello' }, { data: TEST_DATA }]);
     assert.equal(res.task.history?.[0]?.role, 'ROLE_USER');
   });
 
   test('SendMessage can answer with a direct Message', async () => {
     const res = await transport.sendMessage(send('message'));
     assert.ok('message' in res && res.message);
-    assert.deepEqual(res.message, {
-      messageId: 'reply-1',
-      role: 'ROLE_AGENT',
-      parts: [{ text: 'direct reply' }],
-    });
+    assert.equal(res.message.role, 'ROLE_AGENT');
+    assert.deepEqual(res.message.parts, [{ text: 'direct reply' }]);
+    assert.ok(res.message.messageId);
   });
 
   test('tenant comes from the request field; principal from authorization metadata', async () => {
-    await transport.sendMessage(send('hello', { tenant: 'acme' }), {
+    const res = await transport.sendMessage(send('hello', { tenant: 'acme' }), {
       headers: { Authorization: 'Bearer good' },
     });
-    const ctx = handler.contexts.at(-1);
+    const ctx = agent.contexts.at(-1);
     assert.equal(ctx?.tenant, 'acme');
     assert.equal(ctx?.principal.id, 'alice');
-    assert.equal(ctx?.protocolVersion, '1.0');
+    // The task belongs to that tenant and principal.
+    assert.ok('task' in res && res.task);
+    assert.ok(await store.get({ tenant: 'acme', owner: 'alice' }, res.task.id));
+    await rejectsWith(transport.getTask({ id: res.task.id }), TaskNotFoundError);
     await rejectsWith(
       transport.getTask({ id: 'x' }, { headers: { authorization: 'Bearer bad' } }),
       UnauthenticatedError,
@@ -134,15 +162,16 @@ describe('gRPC binding end to end (stub handler)', () => {
 
   test('GetTask, ListTasks (empty defaults filled), CancelTask', async () => {
     const created = await transport.sendMessage(
-      send('wait', {
-        message: { messageId: 'w1', role: 'ROLE_USER', parts: [{ text: 'wait' }], contextId: 'ctx-w' },
+      send('input', {
+        message: { messageId: 'w1', role: 'ROLE_USER', parts: [{ text: 'input' }], contextId: 'ctx-w' },
       }),
     );
     assert.ok('task' in created && created.task);
     const id = created.task.id;
     const got = await transport.getTask({ id, historyLength: 1 });
     assert.equal(got.id, id);
-    assert.equal(got.status.state, 'TASK_STATE_WORKING');
+    assert.equal(got.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.equal(got.history?.length, 1);
     const list = await transport.listTasks({ contextId: 'ctx-w', pageSize: 10 });
     assert.equal(list.tasks.length, 1);
     assert.equal(list.pageSize, 10);
@@ -152,10 +181,15 @@ describe('gRPC binding end to end (stub handler)', () => {
     assert.equal(none.totalSize, 0);
     const canceled = await transport.cancelTask({ id });
     assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+    // A finished task cannot be canceled.
+    const done = await transport.sendMessage(send('hello'));
+    assert.ok('task' in done && done.task);
+    const err = await rejectsWith(transport.cancelTask({ id: done.task.id }), TaskNotCancelableError);
+    assert.equal(err.receivedStatus, GrpcCode.FAILED_PRECONDITION);
   });
 
   test('push config CRUD over gRPC', async () => {
-    const created = await transport.sendMessage(send('wait'));
+    const created = await transport.sendMessage(send('input'));
     assert.ok('task' in created && created.task);
     const taskId = created.task.id;
     const cfg = await transport.createTaskPushNotificationConfig({
@@ -182,7 +216,6 @@ describe('gRPC binding end to end (stub handler)', () => {
   test('unknown task → NOT_FOUND with ErrorInfo TASK_NOT_FOUND in grpc-status-details-bin', async () => {
     const err = await rejectsWith(transport.getTask({ id: 'nope' }), TaskNotFoundError);
     assert.equal(err.receivedStatus, 5);
-    assert.deepEqual(err.metadata, { taskId: 'nope' });
     // The trailer itself, decoded independently.
     const bytes = Buffer.from(encodeMessage(GRPC_METHODS.GetTask.input, { id: 'nope' }));
     const raw = await rawUnary(target, GRPC_METHODS.GetTask.path, bytes);
@@ -192,7 +225,33 @@ describe('gRPC binding end to end (stub handler)', () => {
     const info = status.details.map((d) => anyUnpack(d, ErrorInfoSchema)).find(Boolean);
     assert.equal(info?.reason, 'TASK_NOT_FOUND');
     assert.equal(info?.domain, 'a2a-protocol.org');
-    assert.equal(info?.metadata.taskId, 'nope');
+  });
+
+  test('ErrorInfo metadata of an A2A error survives the trailer', async () => {
+    const err = await rejectsWith(transport.sendMessage(send('throw:TaskNotFound')), TaskNotFoundError);
+    assert.deepEqual(err.metadata, { taskId: 't-1' });
+    const bytes = Buffer.from(encodeMessage(GRPC_METHODS.SendMessage.input, send('throw:TaskNotFound')));
+    const raw = await rawUnary(target, GRPC_METHODS.SendMessage.path, bytes);
+    const status = fromBinary(StatusSchema, raw.err?.metadata.get(STATUS_DETAILS_KEY)[0] as Buffer);
+    const info = status.details.map((d) => anyUnpack(d, ErrorInfoSchema)).find(Boolean);
+    assert.equal(info?.metadata.taskId, 't-1');
+  });
+
+  test('every A2A error an agent raises before its first event gets its gRPC status (unary and stream)', async () => {
+    for (const code of ERROR_CODES) {
+      const row = errorRow(code);
+      const unary = await rejectsWith(transport.sendMessage(send(`throw:${code}`)), A2AError);
+      const streamed = await rejectsWith(
+        collect(transport.sendStreamingMessage(send(`throw:${code}`))),
+        A2AError,
+      );
+      for (const err of [unary, streamed]) {
+        // Without an ErrorInfo reason (JSON-RPC-only and generic errors) the status is all there is.
+        if (row.reason) assert.equal(err.code, code);
+        assert.equal(err.receivedStatus, GrpcCode[row.grpcStatus], code);
+        assert.equal(err.message, `agent refused: ${code}`);
+      }
+    }
   });
 
   test('unsupported a2a-version → FAILED_PRECONDITION VERSION_NOT_SUPPORTED (SRV-VER-5)', async () => {
@@ -245,20 +304,27 @@ describe('gRPC binding end to end (stub handler)', () => {
   });
 
   test('handler failures become INTERNAL without leaking detail', async () => {
-    const err = await rejectsWith(transport.sendMessage(send('boom')), InternalError);
+    const err = await rejectsWith(transport.getTask({ id: CRASH_TASK_ID }), InternalError);
     assert.equal(err.receivedStatus, 13);
     assert.ok(!err.message.includes('secret'));
+    const bytes = Buffer.from(encodeMessage(GRPC_METHODS.GetTask.input, { id: CRASH_TASK_ID }));
+    const raw = await rawUnary(target, GRPC_METHODS.GetTask.path, bytes);
+    assert.equal(raw.err?.code, 13);
+    assert.ok(!String(raw.err?.details).includes('secret'));
   });
 
-  test('requested extensions reach the handler; activated ones come back in metadata', async () => {
+  test('requested extensions reach the agent; none activated, none echoed', async () => {
     const bytes = Buffer.from(encodeMessage(GRPC_METHODS.SendMessage.input, send('hello')));
     const md = new Metadata();
     md.set('a2a-version', '1.0');
-    md.set('a2a-extensions', `${EXT_OPTIONAL} ,https://unknown.test/x`);
+    md.set('a2a-extensions', 'https://example.test/ext/optional/v1 ,https://unknown.test/x');
     const raw = await rawUnary(target, GRPC_METHODS.SendMessage.path, bytes, md);
     assert.equal(raw.err, null);
-    assert.deepEqual(raw.headers?.get('a2a-extensions'), [EXT_OPTIONAL]);
-    assert.deepEqual(handler.contexts.at(-1)?.requestedExtensions, [EXT_OPTIONAL, 'https://unknown.test/x']);
+    assert.deepEqual(raw.headers?.get('a2a-extensions'), []);
+    assert.deepEqual(agent.contexts.at(-1)?.requestedExtensions, [
+      'https://example.test/ext/optional/v1',
+      'https://unknown.test/x',
+    ]);
   });
 
   test('SendStreamingMessage streams events in order and ends OK (SRV-GRPC-4)', async () => {
@@ -286,42 +352,43 @@ describe('gRPC binding end to end (stub handler)', () => {
     assert.equal(i, n + 2);
   });
 
-  test('SubscribeToTask: unknown task fails before the first event; known task streams', async () => {
+  test('SubscribeToTask: unknown or finished task fails before the first event; an active task streams', async () => {
     await rejectsWith(collect(transport.subscribeToTask({ id: 'nope' })), TaskNotFoundError);
-    const created = await transport.sendMessage(send('wait'));
+    const done = await transport.sendMessage(send('hello'));
+    assert.ok('task' in done && done.task);
+    await rejectsWith(collect(transport.subscribeToTask({ id: done.task.id })), UnsupportedOperationError);
+    const created = await transport.sendMessage(send('input'));
     assert.ok('task' in created && created.task);
-    const events = await collect(transport.subscribeToTask({ id: created.task.id }));
-    assert.equal(events.length, 3);
-  });
-
-  test('an error after the stream started ends it with that status and ErrorInfo (G5)', async () => {
-    const seen: StreamResponse[] = [];
-    const err = await rejectsWith(
-      (async () => {
-        for await (const e of transport.sendStreamingMessage(send('fail-midway'))) seen.push(e);
-      })(),
-      TaskNotCancelableError,
-    );
-    assert.equal(seen.length, 2);
-    assert.equal(err.receivedStatus, 9);
+    const id = created.task.id;
+    const events: StreamResponse[] = [];
+    for await (const e of transport.subscribeToTask({ id })) {
+      events.push(e);
+      // Subscribed (the snapshot arrived): answer the question, which completes the task.
+      if (events.length === 1)
+        await transport.sendMessage({ message: { ...send('blue').message, taskId: id } });
+      if (events.length > 20) break;
+    }
+    assert.equal(events[0]?.task?.id, id);
+    assert.equal(events[0]?.task?.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.deepEqual(events.find((e) => e.artifactUpdate)?.artifactUpdate?.artifact.parts, [
+      { text: 'blue' },
+    ]);
+    assert.equal(events.at(-1)?.statusUpdate?.status.state, 'TASK_STATE_COMPLETED');
   });
 
   test('a client that stops reading ends its call; the server stops iterating but the task lives on', async () => {
-    handler.gate = new Gate();
-    const before = handler.returned;
     let taskId = '';
     for await (const e of transport.sendStreamingMessage(send('hold'))) {
       if ('task' in e && e.task) taskId = e.task.id;
       break;
     }
-    for (let i = 0; i < 200 && handler.returned === before; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(handler.returned, before + 1);
+    assert.ok(taskId);
+    assert.ok(await eventually(() => bus.subscriptions(taskId) === 0), 'the stream was released');
     const task = await transport.getTask({ id: taskId });
-    assert.equal(task.status.state, 'TASK_STATE_SUBMITTED');
+    assert.equal(task.status.state, 'TASK_STATE_WORKING');
   });
 
   test('AbortSignal cancels a stream; timeoutMs becomes a deadline', async () => {
-    handler.gate = new Gate();
     const ac = new AbortController();
     await assert.rejects(
       (async () => {
@@ -329,30 +396,80 @@ describe('gRPC binding end to end (stub handler)', () => {
       })(),
       { name: 'AbortError' },
     );
-    handler.gate = new Gate();
     await assert.rejects(collect(transport.sendStreamingMessage(send('hold'), { timeoutMs: 100 })), {
       name: 'TimeoutError',
     });
-    handler.gate.open();
+  });
+});
+
+describe('gRPC binding: the call context and stream errors', () => {
+  test('the handler sees tenant, principal and protocol version 1.0', async (t) => {
+    const seen: ServerCallContext[] = [];
+    const { handler } = createTestHandler(bindingTestAgent(), {
+      capabilities: { streaming: true, extendedAgentCard: true },
+      // The extended card function is user code that receives the call context.
+      extendedCard: (ctx) => {
+        seen.push(ctx);
+        return testCard();
+      },
+    });
+    const binding = new GrpcBinding(handler, { authenticate: () => ({ id: 'alice' }) });
+    const transport = new GrpcTransport(`127.0.0.1:${await binding.listen(0)}`);
+    t.after(async () => {
+      await transport.close();
+      await binding.close();
+      await handler.close();
+    });
+    await transport.getExtendedAgentCard({ tenant: 'acme' });
+    assert.equal(seen.at(-1)?.tenant, 'acme');
+    assert.equal(seen.at(-1)?.principal.id, 'alice');
+    assert.equal(seen.at(-1)?.protocolVersion, '1.0');
+  });
+
+  test('an error after the stream started ends it with that status and ErrorInfo (G5)', async (t) => {
+    const handler = new FailsMidway({ executor: bindingTestAgent(), card: () => testCard() });
+    const binding = new GrpcBinding(handler);
+    const transport = new GrpcTransport(`127.0.0.1:${await binding.listen(0)}`);
+    t.after(async () => {
+      await transport.close();
+      await binding.close();
+      await handler.close();
+    });
+    const seen: StreamResponse[] = [];
+    const err = await rejectsWith(
+      (async () => {
+        for await (const e of transport.sendStreamingMessage(send('stream:3'))) seen.push(e);
+      })(),
+      TaskNotCancelableError,
+    );
+    assert.equal(seen.length, 2);
+    assert.equal(err.receivedStatus, 9);
+    assert.equal(err.reason, 'TASK_NOT_CANCELABLE');
+    assert.deepEqual(err.metadata, { taskId: seen[0]?.task?.id ?? '' });
   });
 });
 
 describe('gRPC binding limits and required extensions', () => {
   test('oversized message → RESOURCE_EXHAUSTED, then normal calls still work', async (t) => {
-    const binding = new GrpcBinding(new StubHandler(), { maxMessageBytes: 1024 });
+    const { handler } = createTestHandler(bindingTestAgent());
+    const binding = new GrpcBinding(handler, { maxMessageBytes: 1024 });
     const port = await binding.listen(0);
     const transport = new GrpcTransport(`127.0.0.1:${port}`);
     t.after(async () => {
       await transport.close();
       await binding.close();
+      await handler.close();
     });
     const err = await rejectsWith(transport.sendMessage(send('x'.repeat(4096))), A2AError);
     assert.equal(err.receivedStatus, 8);
     assert.ok('task' in (await transport.sendMessage(send('small'))));
   });
 
-  test('a required extension not requested → ExtensionSupportRequiredError', async (t) => {
-    const handler = new StubHandler({ requireExtension: true });
+  test('a required extension not requested → ExtensionSupportRequiredError; requested, it is activated and echoed', async (t) => {
+    const agent = bindingTestAgent();
+    const { handler } = createTestHandler(agent, {
+      capabilities: { streaming: true, extensions: [{ uri: EXT_REQUIRED, required: true }] },
+    });
     const binding = new GrpcBinding(handler);
     const port = await binding.listen(0);
     const plain = new GrpcTransport(`127.0.0.1:${port}`);
@@ -361,17 +478,28 @@ describe('gRPC binding limits and required extensions', () => {
       await plain.close();
       await withExt.close();
       await binding.close();
+      await handler.close();
     });
     const err = await rejectsWith(plain.sendMessage(send('hi')), ExtensionSupportRequiredError);
     assert.equal(err.metadata.extensions, EXT_REQUIRED);
+    assert.equal(agent.contexts.length, 0, 'the agent did not run');
     assert.ok('task' in (await withExt.sendMessage(send('hi'))));
-    assert.deepEqual([...(handler.contexts.at(-1)?.activatedExtensions ?? [])], [EXT_REQUIRED]);
+    // Requested among others (SRV-EXT-2), only the activated one comes back in metadata.
+    const bytes = Buffer.from(encodeMessage(GRPC_METHODS.SendMessage.input, send('hello')));
+    const md = new Metadata();
+    md.set('a2a-extensions', `${EXT_REQUIRED} ,https://unknown.test/x`);
+    const raw = await rawUnary(`127.0.0.1:${port}`, GRPC_METHODS.SendMessage.path, bytes, md);
+    assert.equal(raw.err, null);
+    assert.deepEqual(raw.headers?.get('a2a-extensions'), [EXT_REQUIRED]);
+    assert.deepEqual(agent.contexts.at(-1)?.requestedExtensions, [EXT_REQUIRED, 'https://unknown.test/x']);
   });
 
   test('an unreachable server → a transport error (Unavailable)', async () => {
-    const binding = new GrpcBinding(new StubHandler());
+    const { handler } = createTestHandler(bindingTestAgent());
+    const binding = new GrpcBinding(handler);
     const port = await binding.listen(0);
     await binding.close();
+    await handler.close();
     const transport = new GrpcTransport(`127.0.0.1:${port}`);
     try {
       const err = await rejectsWith(transport.getTask({ id: 'x' }, { timeoutMs: 5000 }), A2AError);
@@ -381,3 +509,48 @@ describe('gRPC binding limits and required extensions', () => {
     }
   });
 });
+
+/** Every error code an agent can raise and have returned as is (all but InvalidAgentResponse). */
+const ERROR_CODES: A2AErrorCode[] = [
+  'TaskNotFound',
+  'TaskNotCancelable',
+  'PushNotificationNotSupported',
+  'UnsupportedOperation',
+  'ContentTypeNotSupported',
+  'ExtendedAgentCardNotConfigured',
+  'ExtensionSupportRequired',
+  'VersionNotSupported',
+  'ParseError',
+  'InvalidRequest',
+  'MethodNotFound',
+  'InvalidParams',
+  'InternalError',
+  'Unavailable',
+  'Unauthenticated',
+  'PermissionDenied',
+];
+
+/**
+ * The one custom RequestHandler in this file, because the real one cannot be made to do
+ * this: the DefaultRequestHandler never fails a stream after its first event (an agent that
+ * throws midway produces a FAILED status event instead). To check how the binding ends such
+ * a call (G5), this subclass fails a real stream after its second event.
+ */
+class FailsMidway extends DefaultRequestHandler {
+  override async sendStreamingMessage(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    const events = await super.sendStreamingMessage(request, ctx);
+    return (async function* () {
+      let taskId = '';
+      let n = 0;
+      for await (const event of events) {
+        taskId ||= event.task?.id ?? '';
+        yield event;
+        if (++n === 2) break;
+      }
+      throw new TaskNotCancelableError('failed midway', { metadata: { taskId } });
+    })();
+  }
+}

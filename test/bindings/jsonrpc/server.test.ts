@@ -1,21 +1,58 @@
 /**
- * JSON-RPC binding over real sockets, with a stub RequestHandler (SRV-JRPC-*, G3, G4, G5, G12).
+ * JSON-RPC binding over real sockets, with the real DefaultRequestHandler behind
+ * createA2AServer and a test agent (SRV-JRPC-*, G3, G4, G5, G12).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { UnsupportedOperationError } from '../../../src/errors/a2a-error.js';
+import { errorRow, type A2AErrorCode } from '../../../src/errors/table.js';
+import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
+import type { ServerCallContext } from '../../../src/server/context.js';
+import { createA2AServer, type A2AServerOptions } from '../../../src/server/http.js';
+import { DefaultRequestHandler } from '../../../src/server/request-handler.js';
+import {
+  CRASH_TASK_ID,
+  CountingEventBus,
+  CrashingTaskStore,
+  TEST_CARD,
+  bindingTestAgent,
+  eventually,
+  type BindingTestAgent,
+} from '../../support/handler.js';
 import { assertProtoJson, assertStreamResponse } from '../../support/oracle.js';
-import { TEST_CARD, startStubServer, type StubHandler } from '../../support/stub-handler.js';
 
 let base: string;
 let endpoint: string;
-let stub: StubHandler;
+let agent: BindingTestAgent;
+/** The call context of every GetExtendedAgentCard (the extended card function is user code). */
+const cardCalls: ServerCallContext[] = [];
 let close: () => Promise<void>;
 
+/** Starts a server on 127.0.0.1:0 around the real handler; the caller closes it. */
+async function startServer(options: Partial<A2AServerOptions> = {}) {
+  const testAgent = bindingTestAgent();
+  const server = createA2AServer({
+    agent: testAgent,
+    card: TEST_CARD,
+    store: new CrashingTaskStore(),
+    keepAliveMs: 60_000,
+    onError: () => undefined,
+    ...options,
+  });
+  const { url } = await server.listen(0, '127.0.0.1');
+  return { server, agent: testAgent, url, close: () => server.close() };
+}
+
 before(async () => {
-  const started = await startStubServer();
+  const started = await startServer({
+    extendedCard: (ctx) => {
+      cardCalls.push(ctx);
+      return { ...TEST_CARD, name: 'test agent (extended)' };
+    },
+  });
   base = started.url;
   endpoint = `${base}/a2a/jsonrpc`;
-  stub = started.stub;
+  agent = started.agent;
   close = started.close;
 });
 after(() => close());
@@ -34,6 +71,17 @@ function call(method: string, params: unknown, id: unknown = 1, headers?: Record
 
 function message(text: string, extra: Record<string, unknown> = {}) {
   return { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], ...extra } };
+}
+
+/**
+ * Asserts the agent never saw a message with `text`: a real SendMessage is answered after
+ * it (so anything started earlier has reached the agent), and no execution had that text.
+ */
+async function assertNeverExecuted(text: string): Promise<void> {
+  const { json } = await call('SendMessage', message('after'));
+  assert.ok(json?.result);
+  assert.ok(agent.contexts.length > 0);
+  assert.ok(!agent.contexts.some((ctx) => ctx.text === text));
 }
 
 function errorOf(json: Record<string, unknown> | undefined) {
@@ -61,13 +109,13 @@ describe('JSON-RPC envelope', () => {
   });
 
   test('G12: a notification (no id) is not executed and not answered', async () => {
-    const before = stub.calls.length;
-    const { res, text } = await post(
-      JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: message('x') }),
+    const text = `notified-${Math.random()}`;
+    const { res, text: body } = await post(
+      JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: message(text) }),
     );
     assert.equal(res.status, 204);
-    assert.equal(text, '');
-    assert.equal(stub.calls.length, before);
+    assert.equal(body, '');
+    await assertNeverExecuted(text);
   });
 
   test('SRV-JRPC-8: malformed JSON is -32700 with id null', async () => {
@@ -157,7 +205,7 @@ describe('JSON-RPC versions and extensions', () => {
   test('N9: no A2A-Version with a v1.0 method is served as 1.0', async () => {
     const { json } = await call('GetExtendedAgentCard', {}, 1, { 'content-type': 'application/json' });
     assert.ok(json?.result);
-    assert.equal(stub.calls.at(-1)?.ctx.protocolVersion, '1.0');
+    assert.equal(cardCalls.at(-1)?.protocolVersion, '1.0');
   });
 
   test('SRV-VER-4: 1.0.3 is 1.0', async () => {
@@ -201,21 +249,25 @@ describe('JSON-RPC versions and extensions', () => {
     assert.equal(errorOf((await res.json()) as Record<string, unknown>).code, -32009);
   });
 
-  test('SRV-EXT-2: extensions from comma lists and the X- alias reach the context; activated ones are echoed', async () => {
+  test('SRV-EXT-2: extensions from comma lists and the X- alias reach the context; none activated, none echoed', async () => {
     const { res } = await call('GetExtendedAgentCard', {}, 1, {
       ...V1,
       'a2a-extensions': 'https://example.test/ext/echo, https://example.test/ext/other',
     });
-    assert.deepEqual(stub.calls.at(-1)?.ctx.requestedExtensions, [
+    assert.deepEqual(cardCalls.at(-1)?.requestedExtensions, [
       'https://example.test/ext/echo',
       'https://example.test/ext/other',
     ]);
-    assert.equal(res.headers.get('a2a-extensions'), 'https://example.test/ext/echo');
+    assert.equal(res.headers.get('a2a-extensions'), null);
     const legacy = await call('GetExtendedAgentCard', {}, 1, {
       ...V1,
       'x-a2a-extensions': 'https://example.test/ext/echo',
     });
-    assert.equal(legacy.res.headers.get('x-a2a-extensions'), 'https://example.test/ext/echo');
+    assert.ok(legacy.json?.result);
+    assert.deepEqual(cardCalls.at(-1)?.requestedExtensions, ['https://example.test/ext/echo']);
+    // The agent sees them too.
+    await call('SendMessage', message('hello'), 1, { ...V1, 'a2a-extensions': 'urn:a,urn:b' });
+    assert.deepEqual(agent.contexts.at(-1)?.requestedExtensions, ['urn:a', 'urn:b']);
   });
 });
 
@@ -231,6 +283,7 @@ describe('JSON-RPC operations', () => {
   test('SRV-JRPC-7: an unknown task is -32001 with ErrorInfo in data', async () => {
     const { res, json } = await call('GetTask', { id: 'missing' }, 'q');
     assert.equal(res.status, 200);
+    assert.equal(json?.id, 'q');
     const error = errorOf(json);
     assert.equal(error.code, -32001);
     assert.deepEqual(error.data, [
@@ -243,16 +296,48 @@ describe('JSON-RPC operations', () => {
     ]);
   });
 
+  test('SRV-JRPC-7: ErrorInfo metadata of an A2A error reaches data', async () => {
+    const { json } = await call('SendMessage', message('throw:TaskNotFound'), 'q');
+    assert.deepEqual(errorOf(json).data, [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'TASK_NOT_FOUND',
+        domain: 'a2a-protocol.org',
+        metadata: { taskId: 't-1' },
+      },
+    ]);
+  });
+
+  test('every A2A error an agent raises before its first event gets its JSON-RPC code (SendMessage and SendStreamingMessage)', async () => {
+    for (const code of ERROR_CODES) {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        const { res, json } = await call(method, message(`throw:${code}`), 'e');
+        const row = errorRow(code);
+        assert.equal(
+          res.status,
+          code === 'Unauthenticated' || code === 'PermissionDenied' ? row.httpStatus : 200,
+        );
+        assert.equal(res.headers.get('content-type'), 'application/json', `${method} ${code}`);
+        assert.equal(json?.id, 'e');
+        const error = errorOf(json);
+        assert.equal(error.code, row.jsonRpcCode, `${method} ${code}`);
+        assert.equal(error.message, `agent refused: ${code}`);
+        const info = error.data?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+        assert.equal(info?.reason, row.reason, `${method} ${code}`);
+      }
+    }
+  });
+
   test('SRV-SEND-9: a missing messageId is -32602 naming the field, and nothing runs', async () => {
-    const before = stub.calls.length;
-    const { json } = await call('SendMessage', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } });
+    const text = `no-id-${Math.random()}`;
+    const { json } = await call('SendMessage', { message: { role: 'ROLE_USER', parts: [{ text }] } });
     const error = errorOf(json);
     assert.equal(error.code, -32602);
     assert.match(error.message, /messageId/);
     const bad = error.data?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as
       { fieldViolations: { field: string }[] } | undefined;
     assert.ok(bad?.fieldViolations.some((v) => v.field === 'message.messageId'));
-    assert.equal(stub.calls.length, before);
+    await assertNeverExecuted(text);
   });
 
   test('SRV-HIST-5: a negative historyLength is -32602', async () => {
@@ -267,19 +352,29 @@ describe('JSON-RPC operations', () => {
 
   test('a bad page token is -32602', async () => {
     const { json } = await call('ListTasks', { pageToken: 'bad' });
-    assert.equal(errorOf(json).code, -32602);
+    const error = errorOf(json);
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /pageToken/);
   });
 
   test('an unexpected failure is -32603 without leaking its message', async () => {
-    const { json } = await call('SendMessage', message('crash'));
+    const { res, json } = await call('GetTask', { id: CRASH_TASK_ID });
+    assert.equal(res.status, 200);
     const error = errorOf(json);
     assert.equal(error.code, -32603);
-    assert.doesNotMatch(error.message, /stub crash/);
+    assert.doesNotMatch(JSON.stringify(json), /secret/);
   });
 
   test('tenant comes from params.tenant', async () => {
-    await call('ListTasks', { tenant: 'acme' });
-    assert.equal(stub.calls.at(-1)?.ctx.tenant, 'acme');
+    const { json } = await call('SendMessage', { ...message('hello'), tenant: 'acme' });
+    const id = (json?.result as { task: { id: string } }).task.id;
+    assert.equal(agent.contexts.at(-1)?.tenant, 'acme');
+    const inTenant = await call('ListTasks', { tenant: 'acme' });
+    assert.ok((inTenant.json?.result as { tasks: { id: string }[] }).tasks.some((t) => t.id === id));
+    const outside = await call('ListTasks', {});
+    assert.ok(!(outside.json?.result as { tasks: { id: string }[] }).tasks.some((t) => t.id === id));
+    assert.equal(errorOf((await call('GetTask', { id })).json).code, -32001);
+    assert.ok((await call('GetTask', { id, tenant: 'acme' })).json?.result);
   });
 });
 
@@ -292,22 +387,27 @@ describe('JSON-RPC streaming', () => {
         jsonrpc: '2.0',
         id: 's1',
         method: 'SendStreamingMessage',
-        params: message('streamed'),
+        params: message('stream:3'),
       }),
     });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     assert.equal(res.headers.get('cache-control'), 'no-cache');
-    const events = (await sseEvents(res)) as { id: string; result: Record<string, unknown> }[];
-    assert.equal(events.length, 4);
+    const events = (await sseEvents(res)) as { id: string; result: StreamResponse }[];
+    assert.equal(events.length, 5);
     for (const event of events) {
       assert.equal(event.id, 's1');
       assertStreamResponse(event.result);
     }
     assert.deepEqual(
       events.map((e) => Object.keys(e.result)[0]),
-      ['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'],
+      ['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate'],
     );
+    assert.deepEqual(
+      events.slice(1, 4).map((e) => e.result.artifactUpdate?.artifact.parts[0]?.text),
+      ['chunk 1', 'chunk 2', 'chunk 3'],
+    );
+    assert.equal(events[4]?.result.statusUpdate?.status.state, 'TASK_STATE_COMPLETED');
   });
 
   test('G5: an error before the first event is an ordinary error response', async () => {
@@ -316,15 +416,19 @@ describe('JSON-RPC streaming', () => {
     assert.equal(errorOf(json).code, -32001);
   });
 
-  test('G5: an error after the stream started is one error event, then the stream closes', async () => {
-    const res = await fetch(endpoint, {
+  test('G5: an error after the stream started is one error event, then the stream closes', async (t) => {
+    const started = await startServer({
+      handler: (card) => new FailsAfterFirstEvent({ executor: bindingTestAgent(), card }),
+    });
+    t.after(started.close);
+    const res = await fetch(`${started.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: V1,
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 9,
         method: 'SendStreamingMessage',
-        params: message('boom'),
+        params: message('stream:3'),
       }),
     });
     const events = (await sseEvents(res)) as { id: number; result?: unknown; error?: { code: number } }[];
@@ -334,10 +438,15 @@ describe('JSON-RPC streaming', () => {
     assert.equal(events[1]?.error?.code, -32004);
   });
 
-  test('SRV-STREAM-7: a client going away stops the iteration', async () => {
-    const returnedBefore = stub.returned;
+  test('SRV-STREAM-7: a client going away stops the iteration; the task lives on', async (t) => {
+    const bus = new CountingEventBus();
+    const started = await startServer({
+      handler: (card) => new DefaultRequestHandler({ executor: bindingTestAgent(), card, eventBus: bus }),
+    });
+    t.after(started.close);
+    const url = `${started.url}/a2a/jsonrpc`;
     const controller = new AbortController();
-    const res = await fetch(endpoint, {
+    const res = await fetch(url, {
       method: 'POST',
       headers: V1,
       body: JSON.stringify({
@@ -349,27 +458,34 @@ describe('JSON-RPC streaming', () => {
       signal: controller.signal,
     });
     const reader = res.body!.getReader();
-    const first = await reader.read();
-    assert.match(new TextDecoder().decode(first.value), /^data: /);
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /^data: /);
+    const taskId = (JSON.parse(first.slice(6)) as { result: StreamResponse }).result.task?.id ?? '';
+    assert.equal(bus.subscriptions(taskId), 1);
     controller.abort();
-    for (let i = 0; i < 200 && stub.returned === returnedBefore; i++)
-      await new Promise((r) => setTimeout(r, 10));
-    assert.equal(stub.returned, returnedBefore + 1);
+    assert.ok(await eventually(() => bus.subscriptions(taskId) === 0), 'the stream was released');
+    const got = await fetch(url, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: taskId } }),
+    });
+    const task = ((await got.json()) as { result: { status: { state: string } } }).result;
+    assert.equal(task.status.state, 'TASK_STATE_WORKING');
   });
 
   test('a streaming notification is not executed', async () => {
-    const before = stub.calls.length;
+    const text = `notified-${Math.random()}`;
     const { res } = await post(
-      JSON.stringify({ jsonrpc: '2.0', method: 'SendStreamingMessage', params: message('x') }),
+      JSON.stringify({ jsonrpc: '2.0', method: 'SendStreamingMessage', params: message(text) }),
     );
     assert.equal(res.status, 204);
-    assert.equal(stub.calls.length, before);
+    await assertNeverExecuted(text);
   });
 });
 
 describe('JSON-RPC required extensions (SRV-EXT-3)', () => {
   test('a required extension not requested is -32008; requested, it is activated and echoed', async (t) => {
-    const started = await startStubServer({
+    const started = await startServer({
       card: { ...TEST_CARD, extensions: [{ uri: 'urn:required', required: true }] },
     });
     t.after(started.close);
@@ -386,5 +502,56 @@ describe('JSON-RPC required extensions (SRV-EXT-3)', () => {
     });
     assert.ok(((await ok.json()) as { result?: unknown }).result);
     assert.equal(ok.headers.get('a2a-extensions'), 'urn:required');
+    // SRV-EXT-2: from a comma list only the activated one is echoed, under the header the client used.
+    const listed = await fetch(url, {
+      method: 'POST',
+      headers: { ...V1, 'x-a2a-extensions': 'urn:other, urn:required' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: message('hello') }),
+    });
+    assert.ok(((await listed.json()) as { result?: unknown }).result);
+    assert.equal(listed.headers.get('x-a2a-extensions'), 'urn:required');
+    assert.deepEqual(started.agent.contexts.at(-1)?.requestedExtensions, ['urn:other', 'urn:required']);
   });
 });
+
+/** Every error code an agent can raise and have returned as is (all but InvalidAgentResponse). */
+const ERROR_CODES: A2AErrorCode[] = [
+  'TaskNotFound',
+  'TaskNotCancelable',
+  'PushNotificationNotSupported',
+  'UnsupportedOperation',
+  'ContentTypeNotSupported',
+  'ExtendedAgentCardNotConfigured',
+  'ExtensionSupportRequired',
+  'VersionNotSupported',
+  'ParseError',
+  'InvalidRequest',
+  'MethodNotFound',
+  'InvalidParams',
+  'InternalError',
+  'Unavailable',
+  'Unauthenticated',
+  'PermissionDenied',
+];
+
+/**
+ * The one custom RequestHandler in this file, because the real one cannot be made to do
+ * this: the DefaultRequestHandler never fails a stream after its first event (an agent that
+ * throws midway produces a FAILED status event instead). To check how the binding writes
+ * such an error (G5), this subclass ends a real stream with an error after its first event.
+ */
+class FailsAfterFirstEvent extends DefaultRequestHandler {
+  override async sendStreamingMessage(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    const events = await super.sendStreamingMessage(request, ctx);
+    return (async function* () {
+      for await (const event of events) {
+        yield event;
+        break;
+      }
+      throw new UnsupportedOperationError('boom');
+    })();
+  }
+}

@@ -1,19 +1,51 @@
 /**
- * REST binding over real sockets, with a stub RequestHandler (SRV-REST-*, D1, D13, G8, N14).
+ * REST binding over real sockets, with the real DefaultRequestHandler behind createA2AServer
+ * and a test agent (SRV-REST-*, D1, D13, G8, N14).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { UnsupportedOperationError } from '../../../src/errors/a2a-error.js';
+import { errorRow, type A2AErrorCode } from '../../../src/errors/table.js';
+import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
+import type { ServerCallContext } from '../../../src/server/context.js';
+import { createA2AServer, type A2AServerOptions } from '../../../src/server/http.js';
+import { DefaultRequestHandler } from '../../../src/server/request-handler.js';
+import {
+  CRASH_TASK_ID,
+  CountingEventBus,
+  CrashingTaskStore,
+  TEST_CARD,
+  bindingTestAgent,
+  eventually,
+  type BindingTestAgent,
+} from '../../support/handler.js';
 import { assertProtoJson, assertStreamResponse } from '../../support/oracle.js';
-import { startStubServer, type StubHandler } from '../../support/stub-handler.js';
 
 let root: string;
-let stub: StubHandler;
+let agent: BindingTestAgent;
 let close: () => Promise<void>;
 
+/** Starts a server on 127.0.0.1:0 around the real handler; the caller closes it. */
+async function startServer(options: Partial<A2AServerOptions> = {}) {
+  const testAgent = bindingTestAgent();
+  const server = createA2AServer({
+    agent: testAgent,
+    card: TEST_CARD,
+    extendedCard: { ...TEST_CARD, name: 'test agent (extended)' },
+    store: new CrashingTaskStore(),
+    pushNotifications: true,
+    keepAliveMs: 60_000,
+    onError: () => undefined,
+    ...options,
+  });
+  const { url } = await server.listen(0, '127.0.0.1');
+  return { server, agent: testAgent, root: `${url}/a2a/rest`, close: () => server.close() };
+}
+
 before(async () => {
-  const started = await startStubServer();
-  root = `${started.url}/a2a/rest`;
-  stub = started.stub;
+  const started = await startServer();
+  root = started.root;
+  agent = started.agent;
   close = started.close;
 });
 after(() => close());
@@ -60,9 +92,28 @@ async function sseEvents(res: Response): Promise<unknown[]> {
     .map((block) => JSON.parse(block.slice(6)) as unknown);
 }
 
-async function newTask(prefix = ''): Promise<string> {
-  const { json } = await req('POST', `${prefix}/message:send`, message('hi'));
+/** A task through `prefix` (a tenant path): completed, or in INPUT_REQUIRED for `input`. */
+async function newTask(prefix = '', text = 'hi', contextId?: string): Promise<string> {
+  const body = message(text);
+  const { json } = await req('POST', `${prefix}/message:send`, {
+    message: { ...body.message, ...(contextId ? { contextId } : {}) },
+  });
   return (json as { task: { id: string } }).task.id;
+}
+
+/** Reads the first SSE event of a stream that stays open, then lets it go. */
+async function firstEvent(res: Response): Promise<unknown> {
+  const reader = res.body!.getReader();
+  let text = '';
+  for (let i = 0; i < 100 && !text.includes('\n\n'); i++) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    text += new TextDecoder().decode(chunk.value);
+  }
+  await reader.cancel();
+  const block = text.split('\n\n').find((b) => b.startsWith('data: '));
+  assert.ok(block, `an event in ${JSON.stringify(text)}`);
+  return JSON.parse(block.slice(6)) as unknown;
 }
 
 describe('REST routes', () => {
@@ -71,7 +122,7 @@ describe('REST routes', () => {
     assert.equal(send.res.status, 200);
     assert.equal(send.res.headers.get('content-type'), 'application/a2a+json');
     assertProtoJson('SendMessageResponse', send.json);
-    const id = (send.json as { task: { id: string } }).task.id;
+    const id = await newTask('', 'input');
 
     assertProtoJson('Task', (await req('GET', `/tasks/${id}?historyLength=1`)).json);
     assertProtoJson(
@@ -100,16 +151,29 @@ describe('REST routes', () => {
   });
 
   test('query parameters: camelCase, snake_case, ints and booleans reach the handler', async () => {
-    await req(
-      'GET',
-      '/tasks?context_id=c1&page_size=7&includeArtifacts=true&status=TASK_STATE_WORKING&A2A-Version=1.0',
-    );
-    assert.deepEqual(stub.calls.at(-1)?.request, {
-      contextId: 'c1',
-      pageSize: 7,
-      includeArtifacts: true,
-      status: 'TASK_STATE_WORKING',
-    });
+    const contextId = `c-${Math.random()}`;
+    const waiting = await newTask('', 'input', contextId);
+    await newTask('', 'hi', contextId);
+    await newTask('', 'input');
+    for (const query of [
+      `context_id=${contextId}&page_size=7&include_artifacts=true&status=TASK_STATE_INPUT_REQUIRED`,
+      `contextId=${contextId}&pageSize=7&includeArtifacts=true&status=TASK_STATE_INPUT_REQUIRED&A2A-Version=1.0`,
+    ]) {
+      const { res, json } = await req('GET', `/tasks?${query}`);
+      assert.equal(res.status, 200, query);
+      const page = json as { tasks: { id: string; artifacts?: unknown[] }[]; pageSize: number };
+      assert.deepEqual(
+        page.tasks.map((t) => t.id),
+        [waiting],
+        query,
+      );
+      assert.equal(page.pageSize, 7, query);
+      assert.deepEqual(page.tasks[0]?.artifacts, [], query);
+    }
+    const withoutArtifacts = await req('GET', `/tasks?contextId=${contextId}&includeArtifacts=false`);
+    const tasks = (withoutArtifacts.json as { tasks: { artifacts?: unknown[] }[] }).tasks;
+    assert.equal(tasks.length, 2);
+    assert.ok(tasks.every((t) => t.artifacts === undefined));
   });
 
   test('G9/SRV-HIST-5: bad query values are InvalidParams 400', async () => {
@@ -127,23 +191,28 @@ describe('REST routes', () => {
   });
 
   test('a bad page token is InvalidParams 400 with a BadRequest', async () => {
-    const { json } = await req('GET', '/tasks?pageToken=bad');
+    const { res, json } = await req('GET', '/tasks?pageToken=bad');
+    assert.equal(res.status, 400);
     const error = assertEnvelope(json, 400, 'INVALID_ARGUMENT');
     assert.ok(error.details?.some((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest'));
   });
 
   test('G8: tenant prefixes route and reach the context; non-tenant routes win', async () => {
     const id = await newTask('/acme');
-    assert.equal(stub.calls.at(-1)?.ctx.tenant, 'acme');
-    assert.equal((stub.calls.at(-1)?.request as { tenant: string }).tenant, 'acme');
-    await req('GET', `/acme/tasks/${id}`);
-    assert.equal(stub.calls.at(-1)?.op, 'getTask');
-    assert.equal(stub.calls.at(-1)?.ctx.tenant, 'acme');
-    await req('GET', '/tasks/tasks');
-    assert.equal(stub.calls.at(-1)?.op, 'getTask');
-    assert.equal((stub.calls.at(-1)?.request as { id: string }).id, 'tasks');
-    await req('GET', '/acme/tasks');
-    assert.equal(stub.calls.at(-1)?.op, 'listTasks');
+    assert.equal(agent.contexts.at(-1)?.tenant, 'acme');
+    // GetTask under the tenant finds it; without the tenant it is another scope.
+    const inTenant = await req('GET', `/acme/tasks/${id}`);
+    assert.equal(inTenant.res.status, 200);
+    assert.equal((inTenant.json as { id: string }).id, id);
+    assert.equal((await req('GET', `/tasks/${id}`)).res.status, 404);
+    // `/tasks/tasks` is GetTask of task "tasks", not ListTasks of tenant "tasks".
+    const literal = await req('GET', '/tasks/tasks');
+    assert.equal(literal.res.status, 404);
+    assertEnvelope(literal.json, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    const list = await req('GET', '/acme/tasks');
+    assert.equal(list.res.status, 200);
+    assertProtoJson('ListTasksResponse', list.json);
+    assert.ok((list.json as { tasks: { id: string }[] }).tasks.some((t) => t.id === id));
   });
 
   test('G8: a body tenant that differs from the path is InvalidParams', async () => {
@@ -169,8 +238,34 @@ describe('REST routes', () => {
   test('D13: an unknown task is 404 NOT_FOUND with TASK_NOT_FOUND', async () => {
     const { res, json } = await req('GET', '/tasks/missing');
     assert.equal(res.status, 404);
+    assertEnvelope(json, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+  });
+
+  test('D13: ErrorInfo metadata of an A2A error reaches the details', async () => {
+    const { res, json } = await req('POST', '/message:send', message('throw:TaskNotFound'));
+    assert.equal(res.status, 404);
     const error = assertEnvelope(json, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
-    assert.deepEqual((error.details?.[0] as { metadata: unknown }).metadata, { taskId: 'missing' });
+    assert.deepEqual((error.details?.[0] as { metadata: unknown }).metadata, { taskId: 't-1' });
+  });
+
+  test('every A2A error an agent raises before its first event gets its HTTP status (send and stream)', async () => {
+    for (const code of ERROR_CODES) {
+      for (const path of ['/message:send', '/message:stream']) {
+        const { res, json } = await req('POST', path, message(`throw:${code}`));
+        const row = errorRow(code);
+        assert.equal(res.status, row.httpStatus, `${path} ${code}`);
+        assert.equal(res.headers.get('content-type'), 'application/a2a+json', `${path} ${code}`);
+        const error = assertEnvelope(json, row.httpStatus, row.grpcStatus, row.reason);
+        assert.equal(error.message, `agent refused: ${code}`);
+      }
+    }
+  });
+
+  test('an unexpected failure is 500 INTERNAL without leaking its message', async () => {
+    const { res, json } = await req('GET', `/tasks/${CRASH_TASK_ID}`);
+    assert.equal(res.status, 500);
+    assertEnvelope(json, 500, 'INTERNAL');
+    assert.doesNotMatch(JSON.stringify(json), /secret/);
   });
 
   test('SRV-SEND-9: a missing messageId is 400 naming the field', async () => {
@@ -227,7 +322,7 @@ describe('REST routes', () => {
 
 describe('REST cancel and subscribe bodies (D1, SRV-REST-11)', () => {
   test('cancel accepts an empty body, {} and null; a different id is InvalidParams', async () => {
-    const id = await newTask();
+    const id = await newTask('', 'input');
     for (const body of [undefined, '{}', 'null']) {
       assert.equal((await req('POST', `/tasks/${id}:cancel`, body)).res.status, 200, String(body));
     }
@@ -235,7 +330,7 @@ describe('REST cancel and subscribe bodies (D1, SRV-REST-11)', () => {
   });
 
   test('subscribe works with GET and POST; POST body id must match', async () => {
-    const id = await newTask();
+    const id = await newTask('', 'input');
     for (const [method, body] of [
       ['GET', undefined],
       ['POST', undefined],
@@ -250,9 +345,10 @@ describe('REST cancel and subscribe bodies (D1, SRV-REST-11)', () => {
       });
       assert.equal(res.status, 200, `${method} ${String(body)}`);
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
-      const events = await sseEvents(res);
-      assert.equal(events.length, 1);
-      assertStreamResponse(events[0]);
+      // The task waits for input, so the stream stays open after its first event: the snapshot.
+      const first = await firstEvent(res);
+      assertStreamResponse(first);
+      assert.equal((first as StreamResponse).task?.id, id);
     }
     const bad = await req('POST', `/tasks/${id}:subscribe`, { id: 'other' });
     assert.equal(bad.res.status, 400);
@@ -273,20 +369,32 @@ describe('REST streaming', () => {
     const res = await fetch(`${root}/message:stream`, {
       method: 'POST',
       headers: V1,
-      body: JSON.stringify(message('s')),
+      body: JSON.stringify(message('stream:2')),
     });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-accel-buffering'), 'no');
-    const events = (await sseEvents(res)) as Record<string, unknown>[];
+    const events = (await sseEvents(res)) as StreamResponse[];
     assert.equal(events.length, 4);
     for (const e of events) assertStreamResponse(e);
+    assert.deepEqual(
+      events.map((e) => Object.keys(e)[0]),
+      ['task', 'artifactUpdate', 'artifactUpdate', 'statusUpdate'],
+    );
+    assert.deepEqual(
+      events.slice(1, 3).map((e) => e.artifactUpdate?.artifact.parts[0]?.text),
+      ['chunk 1', 'chunk 2'],
+    );
   });
 
-  test('G5: an error after the start is one envelope event', async () => {
-    const res = await fetch(`${root}/message:stream`, {
+  test('G5: an error after the start is one envelope event', async (t) => {
+    const started = await startServer({
+      handler: (card) => new FailsAfterFirstEvent({ executor: bindingTestAgent(), card }),
+    });
+    t.after(started.close);
+    const res = await fetch(`${started.root}/message:stream`, {
       method: 'POST',
       headers: V1,
-      body: JSON.stringify(message('boom')),
+      body: JSON.stringify(message('stream:3')),
     });
     const events = await sseEvents(res);
     assert.equal(events.length, 2);
@@ -296,6 +404,72 @@ describe('REST streaming', () => {
   test('G5: an error before the start is a plain error response', async () => {
     const res = await fetch(`${root}/tasks/missing:subscribe`, { method: 'POST', headers: V1 });
     assert.equal(res.status, 404);
+    assert.equal(res.headers.get('content-type'), 'application/a2a+json');
     assertEnvelope(await res.json(), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
   });
+
+  test('SRV-STREAM-7: a client going away stops the iteration; the task lives on', async (t) => {
+    const bus = new CountingEventBus();
+    const started = await startServer({
+      handler: (card) => new DefaultRequestHandler({ executor: bindingTestAgent(), card, eventBus: bus }),
+    });
+    t.after(started.close);
+    const controller = new AbortController();
+    const res = await fetch(`${started.root}/message:stream`, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify(message('hold')),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const taskId = (JSON.parse(first.slice(6)) as StreamResponse).task?.id ?? '';
+    assert.equal(bus.subscriptions(taskId), 1);
+    controller.abort();
+    assert.ok(await eventually(() => bus.subscriptions(taskId) === 0), 'the stream was released');
+    const task = await fetch(`${started.root}/tasks/${taskId}`, { headers: V1 });
+    assert.equal(((await task.json()) as { status: { state: string } }).status.state, 'TASK_STATE_WORKING');
+  });
 });
+
+/** Every error code an agent can raise and have returned as is (all but InvalidAgentResponse). */
+const ERROR_CODES: A2AErrorCode[] = [
+  'TaskNotFound',
+  'TaskNotCancelable',
+  'PushNotificationNotSupported',
+  'UnsupportedOperation',
+  'ContentTypeNotSupported',
+  'ExtendedAgentCardNotConfigured',
+  'ExtensionSupportRequired',
+  'VersionNotSupported',
+  'ParseError',
+  'InvalidRequest',
+  'MethodNotFound',
+  'InvalidParams',
+  'InternalError',
+  'Unavailable',
+  'Unauthenticated',
+  'PermissionDenied',
+];
+
+/**
+ * The one custom RequestHandler in this file, because the real one cannot be made to do
+ * this: the DefaultRequestHandler never fails a stream after its first event (an agent that
+ * throws midway produces a FAILED status event instead). To check how the binding writes
+ * such an error (G5), this subclass ends a real stream with an error after its first event.
+ */
+class FailsAfterFirstEvent extends DefaultRequestHandler {
+  override async sendStreamingMessage(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    const events = await super.sendStreamingMessage(request, ctx);
+    return (async function* () {
+      for await (const event of events) {
+        yield event;
+        break;
+      }
+      throw new UnsupportedOperationError('boom');
+    })();
+  }
+}
