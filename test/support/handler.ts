@@ -4,9 +4,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { A2AError } from '../../src/errors/a2a-error.js';
-import type { A2AErrorCode } from '../../src/errors/table.js';
+import { ERROR_CODES, type A2AErrorCode } from '../../src/errors/table.js';
 import { Role } from '../../src/model/enums.js';
-import type { AgentCapabilities, AgentCard, Message, Part, StreamResponse } from '../../src/model/schema.js';
+import type {
+  AgentCapabilities,
+  AgentCard,
+  Message,
+  Part,
+  SendMessageRequest,
+  StreamResponse,
+} from '../../src/model/schema.js';
 import { createCallContext, type ServerCallContext } from '../../src/server/context.js';
 import type {
   EventBus,
@@ -264,4 +271,45 @@ export async function eventually(condition: () => boolean, tries = 300): Promise
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return condition();
+}
+
+/** Every error an agent can raise and have returned as is (InvalidAgentResponse is the server's own). */
+export const AGENT_RAISABLE_ERRORS: readonly A2AErrorCode[] = ERROR_CODES.filter(
+  (code) => code !== 'InvalidAgentResponse',
+);
+
+/**
+ * The real handler with one forced fault, because the DefaultRequestHandler never fails a
+ * stream after it started (an agent that throws midway produces a FAILED status event
+ * instead). To check how a binding writes such an error (G5), SendStreamingMessage passes
+ * `after` real events through and then throws `fail(taskId)`.
+ */
+export class StreamFailsAfter extends DefaultRequestHandler {
+  readonly #after: number;
+  readonly #fail: (taskId: string) => Error;
+
+  constructor(options: DefaultRequestHandlerOptions, after: number, fail: (taskId: string) => Error) {
+    super(options);
+    this.#after = after;
+    this.#fail = fail;
+  }
+
+  override async sendStreamingMessage(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    const events = await super.sendStreamingMessage(request, ctx);
+    const after = this.#after;
+    const fail = this.#fail;
+    return (async function* () {
+      let taskId = '';
+      let n = 0;
+      for await (const event of events) {
+        taskId ||= event.task?.id ?? '';
+        yield event;
+        if (++n === after) break;
+      }
+      throw fail(taskId);
+    })();
+  }
 }

@@ -28,11 +28,12 @@ import {
   UnsupportedOperationError,
   VersionNotSupportedError,
 } from '../../../src/errors/a2a-error.js';
-import { errorRow, GrpcCode, type A2AErrorCode } from '../../../src/errors/table.js';
+import { errorRow, GrpcCode } from '../../../src/errors/table.js';
 import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
 import type { ServerCallContext } from '../../../src/server/context.js';
-import { DefaultRequestHandler } from '../../../src/server/request-handler.js';
 import {
+  AGENT_RAISABLE_ERRORS,
+  StreamFailsAfter,
   CRASH_TASK_ID,
   CountingEventBus,
   CrashingTaskStore,
@@ -238,7 +239,7 @@ describe('gRPC binding end to end', () => {
   });
 
   test('every A2A error an agent raises before its first event gets its gRPC status (unary and stream)', async () => {
-    for (const code of ERROR_CODES) {
+    for (const code of AGENT_RAISABLE_ERRORS) {
       const row = errorRow(code);
       const unary = await rejectsWith(transport.sendMessage(send(`throw:${code}`)), A2AError);
       const streamed = await rejectsWith(
@@ -427,7 +428,11 @@ describe('gRPC binding: the call context and stream errors', () => {
   });
 
   test('an error after the stream started ends it with that status and ErrorInfo (G5)', async (t) => {
-    const handler = new FailsMidway({ executor: bindingTestAgent(), card: () => testCard() });
+    const handler = new StreamFailsAfter(
+      { executor: bindingTestAgent(), card: () => testCard() },
+      2,
+      (taskId) => new TaskNotCancelableError('failed midway', { metadata: { taskId } }),
+    );
     const binding = new GrpcBinding(handler);
     const transport = new GrpcTransport(`127.0.0.1:${await binding.listen(0)}`);
     t.after(async () => {
@@ -509,48 +514,3 @@ describe('gRPC binding limits and required extensions', () => {
     }
   });
 });
-
-/** Every error code an agent can raise and have returned as is (all but InvalidAgentResponse). */
-const ERROR_CODES: A2AErrorCode[] = [
-  'TaskNotFound',
-  'TaskNotCancelable',
-  'PushNotificationNotSupported',
-  'UnsupportedOperation',
-  'ContentTypeNotSupported',
-  'ExtendedAgentCardNotConfigured',
-  'ExtensionSupportRequired',
-  'VersionNotSupported',
-  'ParseError',
-  'InvalidRequest',
-  'MethodNotFound',
-  'InvalidParams',
-  'InternalError',
-  'Unavailable',
-  'Unauthenticated',
-  'PermissionDenied',
-];
-
-/**
- * The one custom RequestHandler in this file, because the real one cannot be made to do
- * this: the DefaultRequestHandler never fails a stream after its first event (an agent that
- * throws midway produces a FAILED status event instead). To check how the binding ends such
- * a call (G5), this subclass fails a real stream after its second event.
- */
-class FailsMidway extends DefaultRequestHandler {
-  override async sendStreamingMessage(
-    request: SendMessageRequest,
-    ctx: ServerCallContext,
-  ): Promise<AsyncIterable<StreamResponse>> {
-    const events = await super.sendStreamingMessage(request, ctx);
-    return (async function* () {
-      let taskId = '';
-      let n = 0;
-      for await (const event of events) {
-        taskId ||= event.task?.id ?? '';
-        yield event;
-        if (++n === 2) break;
-      }
-      throw new TaskNotCancelableError('failed midway', { metadata: { taskId } });
-    })();
-  }
-}

@@ -5,12 +5,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UnsupportedOperationError } from '../../../src/errors/a2a-error.js';
-import { errorRow, type A2AErrorCode } from '../../../src/errors/table.js';
-import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
+import { errorRow } from '../../../src/errors/table.js';
+import type { StreamResponse } from '../../../src/model/schema.js';
 import type { ServerCallContext } from '../../../src/server/context.js';
 import { createA2AServer, type A2AServerOptions } from '../../../src/server/http.js';
 import { DefaultRequestHandler } from '../../../src/server/request-handler.js';
 import {
+  AGENT_RAISABLE_ERRORS,
+  StreamFailsAfter,
   CRASH_TASK_ID,
   CountingEventBus,
   CrashingTaskStore,
@@ -309,7 +311,7 @@ describe('JSON-RPC operations', () => {
   });
 
   test('every A2A error an agent raises before its first event gets its JSON-RPC code (SendMessage and SendStreamingMessage)', async () => {
-    for (const code of ERROR_CODES) {
+    for (const code of AGENT_RAISABLE_ERRORS) {
       for (const method of ['SendMessage', 'SendStreamingMessage']) {
         const { res, json } = await call(method, message(`throw:${code}`), 'e');
         const row = errorRow(code);
@@ -418,7 +420,12 @@ describe('JSON-RPC streaming', () => {
 
   test('G5: an error after the stream started is one error event, then the stream closes', async (t) => {
     const started = await startServer({
-      handler: (card) => new FailsAfterFirstEvent({ executor: bindingTestAgent(), card }),
+      handler: (card) =>
+        new StreamFailsAfter(
+          { executor: bindingTestAgent(), card },
+          1,
+          () => new UnsupportedOperationError('boom'),
+        ),
     });
     t.after(started.close);
     const res = await fetch(`${started.url}/a2a/jsonrpc`, {
@@ -513,45 +520,3 @@ describe('JSON-RPC required extensions (SRV-EXT-3)', () => {
     assert.deepEqual(started.agent.contexts.at(-1)?.requestedExtensions, ['urn:other', 'urn:required']);
   });
 });
-
-/** Every error code an agent can raise and have returned as is (all but InvalidAgentResponse). */
-const ERROR_CODES: A2AErrorCode[] = [
-  'TaskNotFound',
-  'TaskNotCancelable',
-  'PushNotificationNotSupported',
-  'UnsupportedOperation',
-  'ContentTypeNotSupported',
-  'ExtendedAgentCardNotConfigured',
-  'ExtensionSupportRequired',
-  'VersionNotSupported',
-  'ParseError',
-  'InvalidRequest',
-  'MethodNotFound',
-  'InvalidParams',
-  'InternalError',
-  'Unavailable',
-  'Unauthenticated',
-  'PermissionDenied',
-];
-
-/**
- * The one custom RequestHandler in this file, because the real one cannot be made to do
- * this: the DefaultRequestHandler never fails a stream after its first event (an agent that
- * throws midway produces a FAILED status event instead). To check how the binding writes
- * such an error (G5), this subclass ends a real stream with an error after its first event.
- */
-class FailsAfterFirstEvent extends DefaultRequestHandler {
-  override async sendStreamingMessage(
-    request: SendMessageRequest,
-    ctx: ServerCallContext,
-  ): Promise<AsyncIterable<StreamResponse>> {
-    const events = await super.sendStreamingMessage(request, ctx);
-    return (async function* () {
-      for await (const event of events) {
-        yield event;
-        break;
-      }
-      throw new UnsupportedOperationError('boom');
-    })();
-  }
-}
