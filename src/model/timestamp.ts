@@ -32,9 +32,20 @@ export function timestampToMillis(value: string): number {
   return Date.parse(value.replace(/(\.\d{3})\d+/, '$1'));
 }
 
-/** Formats epoch milliseconds (or a Date) as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+let lastMs = NaN;
+let lastText = '';
+
+/**
+ * Formats epoch milliseconds (or a Date) as `YYYY-MM-DDTHH:mm:ss.sssZ`. The last result is
+ * remembered: many status changes share a millisecond.
+ */
 export function formatTimestamp(at: number | Date = Date.now()): string {
-  return (typeof at === 'number' ? new Date(at) : at).toISOString();
+  const ms = typeof at === 'number' ? at : at.getTime();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
 }
 
 /** Re-writes any accepted timestamp in the canonical UTC millisecond form. */

@@ -4,6 +4,7 @@
  * TaskStore first and publishes on the EventBus after, so a subscriber that reads the
  * task after an event sees at least that event's state.
  */
+import { formatTimestamp } from '../model/timestamp.js';
 import { InvalidAgentResponseError } from '../errors/a2a-error.js';
 import { isInterruptedState, isTerminalState, Role, TaskState, TASK_STATE_NAMES } from '../model/enums.js';
 import { newId } from '../model/ids.js';
@@ -233,7 +234,7 @@ export class TaskManager {
     }
     return this.#serialize(scope.tenant, init.id, async () => {
       const now = Date.now();
-      const status: TaskStatus = { state: init.state, timestamp: isoTime(now) };
+      const status: TaskStatus = { state: init.state, timestamp: formatTimestamp(now) };
       if (init.statusMessage) status.message = init.statusMessage;
       const history = init.statusMessage ? [...init.history, init.statusMessage] : init.history;
       const task: Task = {
@@ -466,22 +467,10 @@ function isKnownState(state: unknown): state is TaskState {
   return typeof state === 'string' && (TASK_STATE_NAMES as readonly string[]).includes(state);
 }
 
-let isoMs = NaN;
-let isoText = '';
-
-/** `new Date(ms).toISOString()`, remembering the last one (many changes share a millisecond). */
-function isoTime(ms: number): string {
-  if (ms !== isoMs) {
-    isoText = new Date(ms).toISOString();
-    isoMs = ms;
-  }
-  return isoText;
-}
-
 /** Stamps the new status with a timestamp that never goes back in time for this task. */
 function statusTime(task: Task, current: StoredTask): number {
   const ms = Math.max(Date.now(), current.statusTimeMs);
-  task.status.timestamp = isoTime(ms);
+  task.status.timestamp = formatTimestamp(ms);
   return ms;
 }
 

@@ -7,6 +7,7 @@
  * a database row: V8 keeps such a string at one byte per character, several times denser
  * than the object graph. Reading a packed task parses it into a fresh object.
  */
+import { formatTimestamp } from '../../model/timestamp.js';
 import { isInterruptedState, type TaskState } from '../../model/enums.js';
 import type { TaskPushNotificationConfig } from '../../model/schema.js';
 import type { PushConfigPage, PushConfigStore } from './push-config-store.js';
@@ -65,18 +66,6 @@ function rowContextId(row: TaskRow): string | undefined {
   return row instanceof PackedTask ? row.contextId : row.task.contextId;
 }
 
-let isoMs = NaN;
-let isoText = '';
-
-/** `new Date(ms).toISOString()`, remembering the last one (many tasks share a millisecond). */
-function isoTime(ms: number): string {
-  if (ms !== isoMs) {
-    isoText = new Date(ms).toISOString();
-    isoMs = ms;
-  }
-  return isoText;
-}
-
 /**
  * `json` with every occurrence of each pattern replaced by its mark, in one left-to-right
  * pass. Any such replacement is undone exactly by replacing each mark back (the marks do not
@@ -131,7 +120,7 @@ function pack(record: StoredTask): TaskRow {
   const timeMarked =
     timestamp !== undefined &&
     Number.isFinite(record.statusTimeMs) &&
-    timestamp === isoTime(record.statusTimeMs);
+    timestamp === formatTimestamp(record.statusTimeMs);
   if (timeMarked) {
     patterns.push(JSON.stringify(timestamp));
     marks.push(TIME_MARK);
@@ -154,7 +143,7 @@ const MARKS = /[\u0001-\u0003]/g;
 function unpack(row: PackedTask, id: string, scope: TaskScope): StoredTask {
   const idJson = JSON.stringify(id);
   const contextJson = row.contextId === undefined ? '' : JSON.stringify(row.contextId);
-  const timeJson = row.timeMarked ? JSON.stringify(isoTime(row.statusTimeMs)) : '';
+  const timeJson = row.timeMarked ? JSON.stringify(formatTimestamp(row.statusTimeMs)) : '';
   const json = row.json.replace(MARKS, (mark) =>
     mark === ID_MARK ? idJson : mark === CONTEXT_MARK ? contextJson : timeJson,
   );
