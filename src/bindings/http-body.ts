@@ -179,7 +179,7 @@ export function decodeRequest<T>(method: A2AMethod, params: unknown): T {
   return parseRequest(method, params) as T;
 }
 
-// ---- dispatch to the RequestHandler -------------------------------------------------------
+// ---- dispatch to the RequestHandler (the gRPC binding uses it too) -----------------------
 
 type UnaryCall = (handler: RequestHandler, request: never, ctx: ServerCallContext) => Promise<unknown>;
 

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { A2AClient, type StreamEvent } from '../client/client.js';
+import { A2AClient, statusOf, toStreamResponse, type StreamEvent } from '../client/client.js';
 import { AgentCardResolver } from '../client/card-resolver.js';
 import { bindingName, type BindingName } from '../client/binding-selection.js';
 import { TaskState } from '../model/enums.js';
@@ -83,10 +83,6 @@ function fail(io: ClientCommandIO, error: unknown): void {
   io.setExitCode(1);
 }
 
-function streamResponseJson(event: StreamEvent): unknown {
-  return { [event.kind]: (event as Record<string, unknown>)[event.kind] };
-}
-
 async function connect(url: string, binding: string | undefined): Promise<A2AClient> {
   let bindings: BindingName[] | undefined;
   if (binding) {
@@ -146,10 +142,9 @@ export function registerClientCommands(program: Command, io: ClientCommandIO = d
           let finalState: string | undefined;
           if (opts.stream) {
             for await (const event of client.stream(input)) {
-              if (opts.json) io.out(JSON.stringify(streamResponseJson(event)));
+              if (opts.json) io.out(JSON.stringify(toStreamResponse(event)));
               else printEvent(io, event);
-              if (event.kind === 'task') finalState = event.task.status.state;
-              if (event.kind === 'statusUpdate') finalState = event.statusUpdate.status.state;
+              finalState = statusOf(event)?.state ?? finalState;
             }
           } else {
             const reply = await client.send(input);

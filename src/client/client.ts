@@ -242,6 +242,20 @@ export function toStreamEvent(event: StreamResponse): StreamEvent {
   return { kind: 'artifactUpdate', artifactUpdate: event.artifactUpdate as TaskArtifactUpdateEvent };
 }
 
+/** Turns a tagged event back into its StreamResponse (the inverse of {@link toStreamEvent}). */
+export function toStreamResponse(event: StreamEvent): StreamResponse {
+  switch (event.kind) {
+    case 'task':
+      return { task: event.task };
+    case 'message':
+      return { message: event.message };
+    case 'statusUpdate':
+      return { statusUpdate: event.statusUpdate };
+    default:
+      return { artifactUpdate: event.artifactUpdate };
+  }
+}
+
 /** The status an event carries, if any. */
 export function statusOf(event: StreamEvent): TaskStatus | undefined {
   if (event.kind === 'task') return event.task.status;

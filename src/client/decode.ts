@@ -5,7 +5,11 @@
  */
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { A2AError } from '../errors/index.js';
-import { fromJsonRpcError as decodeJsonRpcError, fromRestError as decodeRestError } from '../errors/codec.js';
+import {
+  fromJsonRpcError as decodeJsonRpcError,
+  fromRestError as decodeRestError,
+  readErrorDetails,
+} from '../errors/codec.js';
 import { parseRole, parseTaskState, TaskState, Role } from '../model/enums.js';
 import { compile, formatViolations, type Validator } from '../model/validate.js';
 import { A2AInvalidResponseError } from './errors.js';
@@ -72,33 +76,6 @@ export function parseJson(text: string, what: string): unknown {
   }
 }
 
-interface Details {
-  reason?: string;
-  metadata?: Record<string, string>;
-  violations: { path: string; description: string }[];
-}
-
-function readDetails(details: unknown): Details {
-  const out: Details = { violations: [] };
-  if (!Array.isArray(details)) return out;
-  for (const d of details) {
-    if (!isObject(d)) continue;
-    const type = typeof d['@type'] === 'string' ? d['@type'] : '';
-    if (type.endsWith('google.rpc.ErrorInfo') && typeof d.reason === 'string') {
-      out.reason = d.reason;
-      if (isObject(d.metadata)) {
-        out.metadata = Object.fromEntries(Object.entries(d.metadata).map(([k, v]) => [k, String(v)]));
-      }
-    } else if (type.endsWith('google.rpc.BadRequest') && Array.isArray(d.fieldViolations)) {
-      for (const fv of d.fieldViolations) {
-        if (isObject(fv))
-          out.violations.push({ path: String(fv.field ?? ''), description: String(fv.description ?? '') });
-      }
-    }
-  }
-  return out;
-}
-
 /** Builds the typed error from a JSON-RPC `error` object (by ErrorInfo reason, then code). */
 export function fromJsonRpcError(error: unknown, httpStatus?: number): A2AError {
   if (!isObject(error) || typeof error.code !== 'number') {
@@ -122,7 +99,7 @@ export function fromRestError(status: number, bodyText: string): { error: A2AErr
   let recognized = false;
   if (isObject(body)) {
     const env = isObject(body.error) ? body.error : body;
-    recognized = readDetails(env.details ?? env.data).reason !== undefined;
+    recognized = readErrorDetails(env.details ?? env.data).reason !== undefined;
   }
   return { error: decodeRestError(status, bodyText), recognized };
 }

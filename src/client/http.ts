@@ -109,13 +109,6 @@ export async function readText(
   }
 }
 
-/** True for `application/json`, `application/a2a+json` and any `+json` type (N14). */
-export function isJsonType(contentType: string | null): boolean {
-  if (!contentType) return false;
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === 'application/json' || type.endsWith('+json');
-}
-
 /** True when the response is an SSE stream. */
 export function isEventStream(contentType: string | null): boolean {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'text/event-stream';

@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { StreamResponse } from '../model/schema.js';
 import { expectShape } from './decode.js';
 import { hasKnownMember, eventTaskId } from './stream-guard.js';
-import { toStreamEvent, type StreamEvent } from './client.js';
+import { statusOf, toStreamEvent, toStreamResponse, type StreamEvent } from './client.js';
 
 /** Options of {@link createPushReceiver}. */
 export interface PushReceiverOptions {
@@ -90,7 +90,7 @@ export function createPushReceiver(
       } catch (error) {
         return answer(res, 400, `the body is not an A2A StreamResponse: ${(error as Error).message}`);
       }
-      const taskId = eventTaskId(streamResponseOf(event));
+      const taskId = eventTaskId(toStreamResponse(event));
       if (!taskId || !(await options.expectTask(taskId))) {
         return answer(res, 404, 'unknown task');
       }
@@ -113,27 +113,9 @@ export function createPushReceiver(
   };
 }
 
-function streamResponseOf(event: StreamEvent): StreamResponse {
-  switch (event.kind) {
-    case 'task':
-      return { task: event.task };
-    case 'message':
-      return { message: event.message };
-    case 'statusUpdate':
-      return { statusUpdate: event.statusUpdate };
-    default:
-      return { artifactUpdate: event.artifactUpdate };
-  }
-}
-
 /** Why `event` is too old to accept, or undefined when it is fresh or carries no timestamp. */
 function staleness(event: StreamEvent, maxAgeMs: number): string | undefined {
-  const timestamp =
-    event.kind === 'task'
-      ? event.task.status.timestamp
-      : event.kind === 'statusUpdate'
-        ? event.statusUpdate.status.timestamp
-        : undefined;
+  const timestamp = statusOf(event)?.timestamp;
   if (timestamp === undefined) return undefined;
   const at = Date.parse(timestamp);
   if (Number.isNaN(at)) return `stale check failed: the status timestamp "${timestamp}" is not a date`;
@@ -175,7 +157,7 @@ class RecentEvents {
     const key = createHash('sha256')
       .update(taskId)
       .update('\0')
-      .update(canonical(streamResponseOf(event)))
+      .update(canonical(toStreamResponse(event)))
       .digest('base64');
     const at = this.entries.get(key);
     if (at !== undefined && now - at <= this.windowMs) return false;

@@ -80,16 +80,6 @@ export class ExecutionSink implements TaskEventSink {
     if (init.existing) this.#resolveOutcome({ kind: 'task', record: init.existing });
   }
 
-  /** The latest task record this execution wrote or started from. */
-  get lastRecord(): StoredTask | undefined {
-    return this.#last;
-  }
-
-  /** True once a task exists for this execution. */
-  get hasTask(): boolean {
-    return this.#phase === 'task' || (this.#phase === 'closed' && this.#last !== undefined);
-  }
-
   reply(message: MessageInput): Promise<void> {
     return this.#enqueue(async () => {
       if (this.#phase === 'task' && this.#init.replyCompletes && this.#emitted === 0) {
@@ -206,36 +196,36 @@ export class ExecutionSink implements TaskEventSink {
 
   /**
    * Ends the execution after execute() settled (`error` when it threw). Applies the
-   * return rules of AgentExecutor.execute, then refuses further events. Returns the error to
-   * send to the client instead of a task (an A2AError thrown before any event), if any.
+   * return rules of AgentExecutor.execute, then refuses further events. An A2AError thrown
+   * before any event rejects {@link ExecutionSink.outcome}: the client gets it instead of a task.
    * `othersRunning`: another execution of the same task is still running, so a returned
    * execution does not complete the task.
    */
-  async finish(error: unknown, threw: boolean, othersRunning: boolean): Promise<A2AError | undefined> {
+  async finish(error: unknown, threw: boolean, othersRunning: boolean): Promise<void> {
     this.#returned = true;
     await this.#chain;
     const phase = this.#phase;
     this.#phase = 'closed';
-    if (phase === 'replied') return undefined;
+    if (phase === 'replied') return;
     const { manager, scope } = this.#init;
     try {
       if (phase === 'fresh') {
         if (threw && error instanceof A2AError && !(error instanceof InvalidAgentResponseError)) {
           this.#rejectOutcome(error);
-          return error;
+          return;
         }
         const state = threw ? TaskState.FAILED : TaskState.COMPLETED;
         await this.#create(state, threw ? this.#message(errorText(error)) : undefined, undefined);
-        return undefined;
+        return;
       }
       // Act only when nothing changed the task since this execution's last event: a client
       // message or another execution may have taken over meanwhile (checked in the task's
       // serialized section, so no other change slips in between).
       const expected = this.#last?.version;
       const current = await manager.get(scope, this.taskId);
-      if (!current || current.version !== expected) return undefined;
+      if (!current || current.version !== expected) return;
       const state = current.task.status.state;
-      if (isTerminalState(state)) return undefined;
+      if (isTerminalState(state)) return;
       if (threw || ((state === TaskState.SUBMITTED || state === TaskState.WORKING) && !othersRunning)) {
         const next = threw ? TaskState.FAILED : TaskState.COMPLETED;
         const message = threw ? this.#message(errorText(error)) : undefined;
@@ -252,7 +242,6 @@ export class ExecutionSink implements TaskEventSink {
         throw finishError;
       }
     }
-    return undefined;
   }
 
   async #create(

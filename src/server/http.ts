@@ -130,13 +130,12 @@ interface GrpcHost {
   close(): Promise<void>;
 }
 
-type HandlerFactory = (
+/** The DefaultRequestHandler for `options` (when no `handler` is given). */
+function createDefaultHandler(
   card: () => AgentCard,
   options: A2AServerOptions,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
-) => RequestHandler;
-
-const defaultHandlerFactory: HandlerFactory = (card, options, extendedCard) => {
+): RequestHandler {
   if (typeof options.store === 'string' && options.store !== 'memory') {
     throw new Error(
       `store ${JSON.stringify(options.store)} is not supported here: use 'memory' or a TaskStore`,
@@ -153,7 +152,7 @@ const defaultHandlerFactory: HandlerFactory = (card, options, extendedCard) => {
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
   });
-};
+}
 
 function formatHost(host: string): string {
   if (host === '' || host === '0.0.0.0' || host === '::') return 'localhost';
@@ -311,10 +310,7 @@ class A2AHttpServer implements A2AServer {
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(
-    private readonly options: A2AServerOptions,
-    factory: HandlerFactory,
-  ) {
+  constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
     const extendedCard = options.extendedCard;
     this.cards = new CardSource(
@@ -340,7 +336,7 @@ class A2AHttpServer implements A2AServer {
     if (extendedCard !== undefined && typeof extendedCard !== 'function') {
       validateAgentCard(completeExtendedCard(extendedCard, card()));
     }
-    this.handler = options.handler ? options.handler(card) : factory(card, options, extended);
+    this.handler = options.handler ? options.handler(card) : createDefaultHandler(card, options, extended);
     const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const onError =
       options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
@@ -567,5 +563,5 @@ function completeExtendedCard(config: ExtendedCardConfig, publicCard: AgentCard)
  * const { url } = await server.listen(41241);
  */
 export function createA2AServer(options: A2AServerOptions): A2AServer {
-  return new A2AHttpServer(options, defaultHandlerFactory);
+  return new A2AHttpServer(options);
 }

@@ -14,6 +14,7 @@ import type {
   ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
+  Message,
   SendMessageRequest,
   SendMessageResponse,
   StreamResponse,
@@ -34,7 +35,6 @@ import {
 } from '../errors/a2a-error.js';
 import { isInterruptedState, isTerminalState, parseTaskState, Role, TaskState } from '../model/enums.js';
 import { newId } from '../model/ids.js';
-import type { Message } from '../model/schema.js';
 import { acceptsMessages, isCancelable } from '../model/state-machine.js';
 import { timestampToMillis } from '../model/timestamp.js';
 import type { EventBus } from './event-bus/event-bus.js';
@@ -365,11 +365,7 @@ export class DefaultRequestHandler implements RequestHandler {
     request: SendMessageRequest,
     ctx: ServerCallContext,
   ): Promise<AsyncIterable<StreamResponse>> {
-    if (this.#card().capabilities.streaming !== true) {
-      throw new UnsupportedOperationError(
-        'this agent does not support streaming (capabilities.streaming is not true)',
-      );
-    }
+    this.#requireStreaming();
     const historyLength = request.configuration?.historyLength;
     const stream = this.#openStream(ctx, historyLength);
     try {
@@ -408,11 +404,7 @@ export class DefaultRequestHandler implements RequestHandler {
     const message = request.message;
     const configuration = request.configuration;
     const pushConfig = configuration?.taskPushNotificationConfig;
-    if (pushConfig && this.#card().capabilities.pushNotifications !== true) {
-      throw new PushNotificationNotSupportedError(
-        'this agent does not support push notifications (capabilities.pushNotifications is not true)',
-      );
-    }
+    if (pushConfig) this.#requirePush();
     if (configuration?.historyLength !== undefined && configuration.historyLength < 0) {
       throw invalidParam('configuration.historyLength', 'must not be negative');
     }
@@ -485,10 +477,7 @@ export class DefaultRequestHandler implements RequestHandler {
         });
         precreated = true;
       }
-      if (pushConfig) {
-        const { tenant: _tenant, ...config } = pushConfig;
-        await this.#pushStore.put(scope, { ...config, id: config.id ? config.id : newId(), taskId });
-      }
+      if (pushConfig) await this.#pushStore.put(scope, pushConfigFor(pushConfig, taskId));
       const sink = this.#run(request, ctx, scope, clientMessage, existing, precreated);
       sink.outcome.then(
         (outcome) => {
@@ -820,11 +809,7 @@ export class DefaultRequestHandler implements RequestHandler {
     request: SubscribeToTaskRequest,
     ctx: ServerCallContext,
   ): Promise<AsyncIterable<StreamResponse>> {
-    if (this.#card().capabilities.streaming !== true) {
-      throw new UnsupportedOperationError(
-        'this agent does not support streaming (capabilities.streaming is not true)',
-      );
-    }
+    this.#requireStreaming();
     const scope = scopeOf(ctx);
     const record = await this.#manager.get(scope, request.id);
     if (!record) throw notFound(request.id);
@@ -881,12 +866,7 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#requirePush();
     if (!request.taskId) throw invalidParam('taskId', 'is required');
     await this.#requireTask(ctx, request.taskId);
-    const { tenant: _tenant, ...config } = request;
-    return this.#pushStore.put(scopeOf(ctx), {
-      ...config,
-      id: config.id ? config.id : newId(),
-      taskId: request.taskId,
-    });
+    return this.#pushStore.put(scopeOf(ctx), pushConfigFor(request, request.taskId));
   }
 
   async getTaskPushNotificationConfig(
@@ -933,6 +913,14 @@ export class DefaultRequestHandler implements RequestHandler {
     await this.#requireTask(ctx, request.taskId);
     await this.#pushStore.delete(scopeOf(ctx), request.taskId, request.id);
     return {};
+  }
+
+  #requireStreaming(): void {
+    if (this.#card().capabilities.streaming !== true) {
+      throw new UnsupportedOperationError(
+        'this agent does not support streaming (capabilities.streaming is not true)',
+      );
+    }
   }
 
   #requirePush(): void {
@@ -1020,7 +1008,6 @@ function isSettled(state: TaskState): boolean {
   return isTerminalState(state) || isInterruptedState(state);
 }
 
-/** The same error for a missing task and another caller's task (D36). */
 /** Identical for a missing task and another caller's (D36): it echoes only the caller's own id. */
 function notFound(taskId: string): TaskNotFoundError {
   return new TaskNotFoundError(`task ${taskId} not found`, { metadata: { taskId } });
@@ -1054,6 +1041,15 @@ function lastClientMessage(task: Task): Message {
     taskId: task.id,
     contextId: task.contextId ?? '',
   };
+}
+
+/** The config as stored: for `taskId`, with an id (generated when the client gave none), without `tenant`. */
+function pushConfigFor(
+  request: TaskPushNotificationConfig,
+  taskId: string,
+): TaskPushNotificationConfig & { id: string; taskId: string } {
+  const { tenant: _tenant, ...config } = request;
+  return { ...config, id: config.id ? config.id : newId(), taskId };
 }
 
 function encodePushToken(afterId: string): string {

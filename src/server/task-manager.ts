@@ -265,7 +265,7 @@ export class TaskManager {
 
   /**
    * Applies `change` to the current task, in per-task order. `change` may throw to refuse
-   * (nothing is written). `statusChanged` tells whether to stamp a new status timestamp.
+   * (nothing is written). A change that replaces `task.status` gets a new status timestamp.
    */
   update(scope: TaskScope, taskId: string, change: (current: StoredTask) => TaskChange): Promise<StoredTask> {
     return this.#serialize(scope.tenant, taskId, async () => {
@@ -498,7 +498,7 @@ export function statusChange(
 }
 
 /** The change that adds or extends an artifact; throws on a duplicate id or a missing append target. */
-export function artifactChange(
+function artifactChange(
   task: Task,
   artifact: Artifact,
   options: { append?: boolean; lastChunk?: boolean; metadata?: Record<string, unknown> },

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { statusOf } from '../../src/client/client.js';
 import { createPushReceiver, type PushReceiverOptions } from '../../src/client/push-receiver.js';
 
 const servers: Server[] = [];
@@ -24,13 +25,7 @@ async function receiver(options: Partial<PushReceiverOptions> = {}) {
       token: 'secret',
       expectTask: (id) => id.startsWith('t'),
       onEvent: (e, id) => {
-        const state =
-          e.kind === 'statusUpdate'
-            ? e.statusUpdate.status.state
-            : e.kind === 'task'
-              ? e.task.status.state
-              : '';
-        delivered.push(`${id}:${e.kind}:${state}`);
+        delivered.push(`${id}:${e.kind}:${statusOf(e)?.state ?? ''}`);
       },
       ...options,
     }),

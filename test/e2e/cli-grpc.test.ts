@@ -1,74 +1,12 @@
 /**
- * gRPC through the real CLI (issue 5): `a2a serve --grpc-port 0` lists a GRPC interface on its
+ * gRPC through the real CLI: `a2a serve --grpc-port 0` lists a GRPC interface on its
  * card and serves it; `a2a send|get --binding grpc` pick that interface from the card.
  * Every child runs with a bounded timeout and is stopped by the test that started it.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const STARTUP_TIMEOUT_MS = 30_000;
-const COMMAND_TIMEOUT_MS = 30_000;
-
-function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // No colours, so readable output can be matched as text.
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-}
-
-/** Resolves with the first stdout match of `pattern`; rejects if the child exits or stays silent. */
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(
-      () => reject(new Error(`no line matching ${pattern}; stdout: ${stdout}; stderr: ${stderr}`)),
-      STARTUP_TIMEOUT_MS,
-    );
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = pattern.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before printing; stdout: ${stdout}; stderr: ${stderr}`));
-    });
-  });
-}
-
-function exitCode(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
-/** Runs one client command to its end (killed after {@link COMMAND_TIMEOUT_MS}). */
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnCli(args);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
-  try {
-    const code = await exitCode(child);
-    return { code, stdout, stderr };
-  } finally {
-    clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-}
+import type { ChildProcess } from 'node:child_process';
+import { exitCode, isRunning, runCli, spawnCli, waitForLine } from '../support/cli.js';
 
 /** The JSON objects printed one per line. */
 function jsonLines(stdout: string): Record<string, unknown>[] {
@@ -100,7 +38,7 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
     grpcTarget = match[2]!;
   });
   after(() => {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+    if (isRunning(server)) server.kill('SIGKILL');
   });
 
   test('the card lists a GRPC interface at the printed host:port', async () => {
@@ -226,7 +164,7 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
 test('send --binding grpc to an agent without gRPC names what the card offers', async (t) => {
   const server = spawnCli(['serve', '--agent', 'bench', '--port', '0']);
   t.after(() => {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+    if (isRunning(server)) server.kill('SIGKILL');
   });
   const match = await waitForLine(
     server,

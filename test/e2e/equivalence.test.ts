@@ -1,5 +1,5 @@
 /**
- * Functional equivalence of the three bindings (issue 5): one scenario table, run over
+ * Functional equivalence of the three bindings: one scenario table, run over
  * JSON-RPC, HTTP+JSON and gRPC against our own server (`createA2AServer` with the built-in
  * `bench` agent and gRPC on), through our client library connected from the card URL so that
  * binding selection (and the gRPC transport built from the card's `host:port`) is exercised.

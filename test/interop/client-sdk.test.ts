@@ -3,7 +3,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { A2AClient, type StreamEvent } from '../../src/client/client.js';
+import { A2AClient, statusOf, type StreamEvent } from '../../src/client/client.js';
 import { AgentCardResolver } from '../../src/client/card-resolver.js';
 import { ArtifactAssembler, textOf } from '../../src/client/artifacts.js';
 import { A2ADeadlineError } from '../../src/client/errors.js';
@@ -14,12 +14,7 @@ import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
 function states(events: StreamEvent[]): string[] {
   const out: string[] = [];
   for (const e of events) {
-    const s =
-      e.kind === 'task'
-        ? e.task.status.state
-        : e.kind === 'statusUpdate'
-          ? e.statusUpdate.status.state
-          : undefined;
+    const s = statusOf(e)?.state;
     if (s && out[out.length - 1] !== s) out.push(s);
   }
   return out;
@@ -174,9 +169,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
       const seq = states(events);
       assert.deepEqual(seq, [TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED]);
       const keys = events
-        .map((e) =>
-          e.kind === 'statusUpdate' ? e.statusUpdate.status : e.kind === 'task' ? e.task.status : undefined,
-        )
+        .map((e) => statusOf(e))
         .filter((s) => s !== undefined)
         .map((s) => `${s.state}|${s.timestamp}|${s.message?.messageId ?? ''}`);
       assert.equal(new Set(keys).size, keys.length, 'no status repeated');

@@ -24,6 +24,7 @@ import {
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { benchCard, benchExecutor } from '../../src/agents/index.js';
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
+import { collect } from '../support/handler.js';
 
 const EXTENDED_SKILL_ID = 'members-only';
 
@@ -55,15 +56,6 @@ function artifactText(task: Task, artifactId = 'out'): string {
 
 function isTask(result: Message | Task): result is Task {
   return 'status' in result;
-}
-
-async function collect(stream: AsyncIterable<StreamResponse>, limit = 1_000): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) {
-    events.push(event);
-    if (events.length >= limit) break;
-  }
-  return events;
 }
 
 let server: A2AServer;

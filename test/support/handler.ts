@@ -95,8 +95,8 @@ export function userMessage(text: string, extra: Partial<Message> = {}): Message
 }
 
 /** Reads a stream to its end (at most `max` events). */
-export async function collect(stream: AsyncIterable<StreamResponse>, max = 1000): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
+export async function collect<T = StreamResponse>(stream: AsyncIterable<T>, max = 1000): Promise<T[]> {
+  const out: T[] = [];
   for await (const event of stream) {
     out.push(event);
     if (out.length >= max) break;

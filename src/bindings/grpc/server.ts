@@ -15,10 +15,11 @@ import {
 } from '@grpc/grpc-js';
 import { ParseError } from '../../errors/a2a-error.js';
 import type { A2AMethod } from '../../model/operations.js';
-import type * as model from '../../model/schema.js';
+import type { StreamResponse } from '../../model/schema.js';
 import { parseRequest } from '../../model/validators.js';
 import { ANONYMOUS, type Principal, type ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
+import { invokeStreaming, invokeUnary } from '../http-body.js';
 import {
   EXTENSIONS_HEADER,
   LEGACY_EXTENSIONS_HEADER,
@@ -70,40 +71,6 @@ export interface GrpcBindingOptions {
   shutdownGraceMs?: number;
   /** Extra grpc-js channel options, applied last. */
   channelOptions?: ChannelOptions;
-}
-
-type UnaryMethod = Exclude<A2AMethod, 'SendStreamingMessage' | 'SubscribeToTask'>;
-type StreamingMethod = 'SendStreamingMessage' | 'SubscribeToTask';
-
-/** One handler call per unary RPC; requests arrive schema-valid, so the casts are checked facts. */
-const UNARY: Record<UnaryMethod, (h: RequestHandler, r: unknown, c: ServerCallContext) => Promise<unknown>> =
-  {
-    SendMessage: (h, r, c) => h.sendMessage(r as model.SendMessageRequest, c),
-    GetTask: (h, r, c) => h.getTask(r as model.GetTaskRequest, c),
-    ListTasks: (h, r, c) => h.listTasks(r as model.ListTasksRequest, c),
-    CancelTask: (h, r, c) => h.cancelTask(r as model.CancelTaskRequest, c),
-    CreateTaskPushNotificationConfig: (h, r, c) =>
-      h.createTaskPushNotificationConfig(r as model.TaskPushNotificationConfig, c),
-    GetTaskPushNotificationConfig: (h, r, c) =>
-      h.getTaskPushNotificationConfig(r as model.GetTaskPushNotificationConfigRequest, c),
-    ListTaskPushNotificationConfigs: (h, r, c) =>
-      h.listTaskPushNotificationConfigs(r as model.ListTaskPushNotificationConfigsRequest, c),
-    DeleteTaskPushNotificationConfig: (h, r, c) =>
-      h.deleteTaskPushNotificationConfig(r as model.DeleteTaskPushNotificationConfigRequest, c),
-    GetExtendedAgentCard: (h, r, c) => h.getExtendedAgentCard(r as model.GetExtendedAgentCardRequest, c),
-  };
-
-const STREAMING: Record<
-  StreamingMethod,
-  (h: RequestHandler, r: unknown, c: ServerCallContext) => Promise<AsyncIterable<model.StreamResponse>>
-> = {
-  SendStreamingMessage: (h, r, c) => h.sendStreamingMessage(r as model.SendMessageRequest, c),
-  SubscribeToTask: (h, r, c) => h.subscribeToTask(r as model.SubscribeToTaskRequest, c),
-};
-
-/** The same request validation as the HTTP bindings (same limits, same messages). */
-function validate(method: A2AMethod, value: unknown): unknown {
-  return parseRequest(method, value);
 }
 
 /**
@@ -266,12 +233,12 @@ export class GrpcBinding {
     return { tenant: tenantId, principal, requestedExtensions, activatedExtensions, protocolVersion, signal };
   }
 
-  /** The decoded, schema-valid request, or the INVALID_ARGUMENT error for it. */
+  /** The decoded, schema-valid request (validated as in the HTTP bindings), or the INVALID_ARGUMENT error for it. */
   private request(m: GrpcMethod, decoded: DecodedRequest): unknown {
     if (!decoded.ok) {
       throw new ParseError(`Request is not a valid ${m.input.typeName} message: ${decoded.reason}`);
     }
-    return validate(m.method, decoded.value);
+    return parseRequest(m.method, decoded.value);
   }
 
   private responseMetadata(ctx: ServerCallContext): Metadata | undefined {
@@ -294,7 +261,7 @@ export class GrpcBinding {
       const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
       const request = this.request(m, call.request);
       const ctx = await this.context(m, call, version, request, abort);
-      const result = await UNARY[m.method as UnaryMethod](this.handler, request, ctx);
+      const result = await invokeUnary(this.handler, m.method, request, ctx);
       const bytes = encodeFast(m.output, result);
       const md = this.responseMetadata(ctx);
       if (md) call.sendMetadata(md);
@@ -311,7 +278,7 @@ export class GrpcBinding {
     call: ServerWritableStream<DecodedRequest, Uint8Array>,
   ): Promise<void> {
     const abort = new AbortController();
-    let iterator: AsyncIterator<model.StreamResponse> | undefined;
+    let iterator: AsyncIterator<StreamResponse> | undefined;
     let stopped = false;
     let wake: (() => void) | undefined;
     const stop = (): void => {
@@ -328,7 +295,7 @@ export class GrpcBinding {
       const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
       const request = this.request(m, call.request);
       const ctx = await this.context(m, call, version, request, abort.signal);
-      const iterable = await STREAMING[m.method as StreamingMethod](this.handler, request, ctx);
+      const iterable = await invokeStreaming(this.handler, m.method, request, ctx);
       iterator = iterable[Symbol.asyncIterator]();
       if (stopped) {
         await iterator.return?.();

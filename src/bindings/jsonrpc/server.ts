@@ -11,7 +11,7 @@ import {
   toA2AError,
 } from '../../errors/a2a-error.js';
 import { OPERATIONS, isA2AMethod, type A2AMethod } from '../../model/operations.js';
-import { createCallContext } from '../../server/context.js';
+import { createCallContext, type ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
 import {
   BodyTooLargeError,
@@ -134,7 +134,7 @@ export class JsonRpcBinding {
   private async stream(
     method: A2AMethod,
     request: unknown,
-    ctx: ReturnType<typeof createCallContext>,
+    ctx: ServerCallContext,
     idJson: string,
     extensionsHeader: string,
   ): Promise<HttpReply> {
@@ -179,6 +179,6 @@ export class JsonRpcBinding {
   }
 
   private reply(status: number, body: string): HttpReply {
-    return { status, headers: { 'content-type': 'application/json' }, body };
+    return { status, headers: { ...JSON_HEADERS }, body };
   }
 }

@@ -42,8 +42,3 @@ export interface EventBus {
   /** Releases resources. */
   close?(): Promise<void>;
 }
-
-/** The key of a topic, for map-based implementations. */
-export function topicKey(topic: TaskTopic): string {
-  return `${topic.tenant}\u0000${topic.taskId}`;
-}

@@ -39,6 +39,7 @@ import {
   CrashingTaskStore,
   TEST_DATA,
   bindingTestAgent,
+  collect,
   createTestHandler,
   eventually,
   testCard,
@@ -69,12 +70,6 @@ function rawUnary(
     });
     call.on('metadata', (md) => (headers = md));
   });
-}
-
-async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
 }
 
 async function rejectsWith<T extends A2AError>(
