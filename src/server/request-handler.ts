@@ -405,9 +405,7 @@ export class DefaultRequestHandler implements RequestHandler {
     const configuration = request.configuration;
     const pushConfig = configuration?.taskPushNotificationConfig;
     if (pushConfig) this.#requirePush();
-    if (configuration?.historyLength !== undefined && configuration.historyLength < 0) {
-      throw invalidParam('configuration.historyLength', 'must not be negative');
-    }
+    checkHistoryLength(configuration?.historyLength, 'configuration.historyLength');
     checkInputModes(this.#card(), message);
     const scope = scopeOf(ctx);
     const tenant = ctx.tenant;
@@ -686,9 +684,7 @@ export class DefaultRequestHandler implements RequestHandler {
   // ---- GetTask / ListTasks / CancelTask / SubscribeToTask -------------------------------
 
   async getTask(request: GetTaskRequest, ctx: ServerCallContext): Promise<Task> {
-    if (request.historyLength !== undefined && request.historyLength < 0) {
-      throw invalidParam('historyLength', 'must not be negative');
-    }
+    checkHistoryLength(request.historyLength, 'historyLength');
     const record = await this.#manager.get(scopeOf(ctx), request.id);
     if (!record) throw notFound(request.id);
     return viewTask(record.task, request.historyLength);
@@ -699,9 +695,7 @@ export class DefaultRequestHandler implements RequestHandler {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
       throw invalidParam('pageSize', 'must be between 1 and 100');
     }
-    if (request.historyLength !== undefined && request.historyLength < 0) {
-      throw invalidParam('historyLength', 'must not be negative');
-    }
+    checkHistoryLength(request.historyLength, 'historyLength');
     let status: TaskState | undefined;
     if (request.status !== undefined && request.status !== TaskState.UNSPECIFIED) {
       status = parseTaskState(request.status);
@@ -1006,6 +1000,14 @@ function scopeOf(ctx: ServerCallContext): TaskScope {
 
 function isSettled(state: TaskState): boolean {
   return isTerminalState(state) || isInterruptedState(state);
+}
+
+/**
+ * Bindings validate this already; the handler is also public API, so a direct caller's
+ * negative value is refused here rather than sliced from the end of the history.
+ */
+function checkHistoryLength(value: number | undefined, path: string): void {
+  if (value !== undefined && value < 0) throw invalidParam(path, 'must not be negative');
 }
 
 /** Identical for a missing task and another caller's (D36): it echoes only the caller's own id. */
