@@ -6,7 +6,7 @@ import { ParseError } from '../errors/a2a-error.js';
 import type { A2AMethod } from '../model/operations.js';
 import { parseRequest } from '../model/validators.js';
 import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../model/schema.js';
-import type { ServerCallContext } from '../server/context.js';
+import { createCallContext, type ServerCallContext } from '../server/context.js';
 import type { RequestHandler } from '../server/request-handler.js';
 
 /** Default request body limit: 1 MiB. */
@@ -49,6 +49,25 @@ export interface SseSource {
   stop(): void;
 }
 
+/** Longest text an error message quotes from a request. */
+export const MAX_QUOTED_CHARS = 120;
+
+/**
+ * `value` as an error message may quote it: a string JSON-quoted and cut to
+ * {@link MAX_QUOTED_CHARS}; anything else named by its type, never serialized (a deeply nested
+ * value would overflow the stack, a large one would be echoed whole).
+ */
+export function quoteForMessage(value: unknown): string {
+  if (typeof value !== 'string') {
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return 'an array';
+    if (typeof value === 'object') return 'an object';
+    return typeof value === 'number' || typeof value === 'boolean' ? String(value) : `a ${typeof value}`;
+  }
+  if (value.length <= MAX_QUOTED_CHARS) return JSON.stringify(value);
+  return JSON.stringify(value.slice(0, MAX_QUOTED_CHARS)).slice(0, -1) + `..." (${value.length} chars)`;
+}
+
 /** The body is larger than the configured limit (answered with HTTP 413). */
 export class BodyTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -57,11 +76,22 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/**
+ * The client went away before its request body ended (reset, aborted upload). Not a server
+ * fault: bindings do not report it to `onError`, and nobody is left to read the reply.
+ */
+export class ClientGoneError extends Error {
+  constructor(cause?: unknown) {
+    super('The client closed the connection before the body ended', { cause });
+    this.name = 'ClientGoneError';
+  }
+}
+
 /** The request's Content-Type is not a JSON media type (answered with HTTP 415). */
 export class UnsupportedMediaTypeError extends Error {
   constructor(readonly mediaType: string) {
     super(
-      `Unsupported Content-Type ${JSON.stringify(mediaType)}: send application/json or application/a2a+json`,
+      `Unsupported Content-Type ${quoteForMessage(mediaType)}: send application/json or application/a2a+json`,
     );
     this.name = 'UnsupportedMediaTypeError';
   }
@@ -131,16 +161,17 @@ export function readNodeBody(
       settled = true;
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
+    // A request stream fails only when its connection does ('aborted', ECONNRESET).
     stream.on('error', (err: Error) => {
       if (settled) return;
       settled = true;
-      reject(err);
+      reject(new ClientGoneError(err));
     });
     // A client that goes away mid-body may emit only 'close': never leave the read pending.
     stream.on('close', () => {
       if (settled) return;
       settled = true;
-      reject(new Error('The client closed the connection before the body ended'));
+      reject(new ClientGoneError());
     });
   });
 }
@@ -157,7 +188,13 @@ export async function readWebBody(
   const chunks: Buffer[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new ClientGoneError(error);
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -167,6 +204,19 @@ export async function readWebBody(
     chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   }
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * The call context of an HTTP request. Its `signal` is the request's (aborted when the client
+ * goes away before the reply), read lazily: most operations never look at it.
+ */
+export function httpCallContext(
+  req: HttpRequest,
+  init: Omit<Partial<ServerCallContext>, 'signal'>,
+): ServerCallContext {
+  const ctx = createCallContext(init);
+  if (!('signal' in req)) return ctx;
+  return Object.defineProperty(ctx, 'signal', { get: () => req.signal, enumerable: true });
 }
 
 // ---- request validation -------------------------------------------------------------------

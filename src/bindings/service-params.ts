@@ -5,7 +5,7 @@
 import { ExtensionSupportRequiredError, VersionNotSupportedError } from '../errors/a2a-error.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
 import type { AgentCard } from '../model/schema.js';
-import type { HttpRequest } from './http-body.js';
+import { quoteForMessage, type HttpRequest } from './http-body.js';
 
 /** The versions this server answers (Major.Minor), in preference order. */
 export const SUPPORTED_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
@@ -25,6 +25,10 @@ const MAJOR_MINOR = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/;
  * as `1.0` (DIGEST N9 leniency). Throws VersionNotSupportedError for any other version.
  */
 export function resolveVersion(headerOrQueryValue: string | undefined, looksLikeV1: boolean): string {
+  // Repeated header lines arrive joined by commas (node, grpc-js); identical repeats are one version.
+  if (headerOrQueryValue !== undefined && headerOrQueryValue.includes(',')) {
+    headerOrQueryValue = sameRepeats(headerOrQueryValue);
+  }
   if (headerOrQueryValue === undefined || headerOrQueryValue.trim() === '') {
     if (looksLikeV1) return PROTOCOL_VERSION;
     throw versionError('0.3', 'No A2A-Version was sent, which means 0.3');
@@ -38,9 +42,16 @@ export function resolveVersion(headerOrQueryValue: string | undefined, looksLike
   throw versionError(headerOrQueryValue.trim(), undefined);
 }
 
+/** The one value of a comma-joined repeat (`1.0, 1.0`), or the input unchanged when they differ. */
+function sameRepeats(joined: string): string {
+  const values = joined.split(',').map((v) => v.trim());
+  const first = values[0] as string;
+  return values.every((v) => v === first) ? first : joined;
+}
+
 function versionError(requested: string, why: string | undefined): VersionNotSupportedError {
   const supported = SUPPORTED_VERSIONS.join(',');
-  const message = `${why ? why + '; ' : ''}A2A-Version ${JSON.stringify(requested)} is not supported (supported: ${supported})`;
+  const message = `${why ? why + '; ' : ''}A2A-Version ${quoteForMessage(requested)} is not supported (supported: ${supported})`;
   return new VersionNotSupportedError(message, { metadata: { supportedVersions: supported } });
 }
 

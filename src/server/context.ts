@@ -1,4 +1,5 @@
 /** Who is calling and for which tenant: filled by a binding (and auth) for each request. */
+import type { AgentCard } from '../model/schema.js';
 
 /** An authenticated (or anonymous) caller. Every task is owned by one principal. */
 export interface Principal {
@@ -39,4 +40,17 @@ export function createCallContext(init: Partial<ServerCallContext> = {}): Server
     protocolVersion: init.protocolVersion ?? '1.0',
     ...(init.signal ? { signal: init.signal } : {}),
   };
+}
+
+/**
+ * Activates extension `uri` for the call `ctx` when the client requested it and `card` declares
+ * it (`capabilities.extensions`); the bindings then echo it in A2A-Extensions (gRPC: response
+ * metadata). Returns whether it is active. Unsupported or unrequested URIs change nothing.
+ */
+export function activateExtension(ctx: ServerCallContext, card: AgentCard, uri: string): boolean {
+  if (ctx.activatedExtensions.has(uri)) return true;
+  if (!ctx.requestedExtensions.includes(uri)) return false;
+  if (!card.capabilities.extensions?.some((ext) => ext.uri === uri)) return false;
+  ctx.activatedExtensions.add(uri);
+  return true;
 }

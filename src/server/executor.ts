@@ -33,6 +33,15 @@ export interface RequestContext {
   readonly text: string;
   /** The value of the message's first data part, if any. */
   readonly data: unknown;
+  /**
+   * Activates an extension of `requestedExtensions` that the agent card declares, so the
+   * response echoes it (A2A-Extensions header; gRPC response metadata). Returns whether it is
+   * active; a URI the client did not request or the card does not declare is refused (false).
+   * A unary reply echoes every activation made before it is sent; a stream's head goes out
+   * with its first event, so on streams activate before emitting anything (e.g. first thing
+   * in `execute`).
+   */
+  activateExtension(uri: string): boolean;
 }
 
 /** A message an agent writes: plain text, or parts with optional metadata. */

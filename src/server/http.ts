@@ -165,6 +165,8 @@ class CardSource {
   private fixedBase: string | undefined;
   private grpcTarget: string | undefined;
   private current: CardResource;
+  /** The card's Last-Modified: when its content was last (re)built, stable until then. */
+  private modifiedAt = new Date();
 
   constructor(
     private readonly config: AgentCardConfig,
@@ -199,7 +201,7 @@ class CardSource {
       ...(this.grpcTarget ? { grpcTarget: this.grpcTarget } : {}),
     });
     validateAgentCard(card);
-    return new CardResource(card);
+    return new CardResource(card, this.modifiedAt);
   }
 
   /** Called once listening: the listen URL becomes the base unless publicUrl was given. */
@@ -207,6 +209,7 @@ class CardSource {
     if (grpcTarget) this.grpcTarget = grpcTarget;
     this.fixedBase ??= url;
     this.byBase.clear();
+    this.modifiedAt = new Date();
     this.current = this.build(this.fixedBase);
   }
 
@@ -261,9 +264,14 @@ class NodeHttpRequest implements HttpRequest {
     if (!this.controller) {
       const controller = new AbortController();
       this.controller = controller;
-      this.res.once('close', () => {
+      // Created lazily, so the client may be gone already.
+      if (this.res.closed) {
         if (!this.res.writableFinished) controller.abort();
-      });
+      } else {
+        this.res.once('close', () => {
+          if (!this.res.writableFinished) controller.abort();
+        });
+      }
     }
     return this.controller.signal;
   }
@@ -361,13 +369,16 @@ class A2AHttpServer implements A2AServer {
     req: HttpRequest,
     baseUrl: () => string | undefined,
   ): Promise<HttpReply> | HttpReply | undefined {
-    const path = req.path;
+    // Lenient on one trailing slash on every route (`/a2a/jsonrpc/`).
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
     if (path === JSONRPC_PATH) return this.jsonrpc.handle(req);
     if (path.startsWith(REST_ROOT) && path.charCodeAt(REST_ROOT.length) === 47 /* / */) {
       return this.rest.handle(req, path.slice(REST_ROOT.length));
     }
     if (path === WELL_KNOWN_CARD_PATH) {
-      return this.cards.resourceFor(baseUrl).reply(req.method, req.header('if-none-match'));
+      return this.cards
+        .resourceFor(baseUrl)
+        .reply(req.method, req.header('if-none-match'), req.header('if-modified-since'));
     }
     return undefined;
   }

@@ -36,4 +36,6 @@ export type { EventBus } from './event-bus/event-bus.js';
 export { InProcessEventBus } from './event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
+export { GrpcBinding, DEFAULT_MAX_MESSAGE_BYTES } from '../bindings/grpc/server.js';
+export type { GrpcAuthRequest, GrpcBindingOptions } from '../bindings/grpc/server.js';
 export * from '../errors/index.js';

@@ -22,7 +22,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../model/schema.js';
-import type { ServerCallContext } from './context.js';
+import { activateExtension, type ServerCallContext } from './context.js';
 import {
   A2AError,
   ExtendedAgentCardNotConfiguredError,
@@ -177,6 +177,7 @@ function agentRequestContext(
   ctx: ServerCallContext,
   request: SendMessageRequest | undefined,
   execution: Execution,
+  card: AgentCard,
 ): RequestContext {
   return {
     message,
@@ -194,6 +195,7 @@ function agentRequestContext(
     },
     text: messageText(message),
     data: messageData(message),
+    activateExtension: (uri) => activateExtension(ctx, card, uri),
   };
 }
 
@@ -556,6 +558,7 @@ export class DefaultRequestHandler implements RequestHandler {
       ctx,
       request,
       execution,
+      this.#card(),
     );
     this.#addExecution(ctx.tenant, taskId, execution);
     this.#running++;
@@ -765,7 +768,14 @@ export class DefaultRequestHandler implements RequestHandler {
         clientMessage,
         existing: record,
       });
-      const context = agentRequestContext(clientMessage, record, ctx, undefined, new Execution());
+      const context = agentRequestContext(
+        clientMessage,
+        record,
+        ctx,
+        undefined,
+        new Execution(),
+        this.#card(),
+      );
       try {
         await this.#executor.cancel(context, sink);
       } catch (error) {

@@ -112,13 +112,23 @@ function headersOf(metadata: Metadata): Record<string, string> {
 }
 
 /**
- * Serves `lf.a2a.v1.A2AService` for a {@link RequestHandler}.
+ * Serves `lf.a2a.v1.A2AService` for a {@link RequestHandler}: on its own grpc-js server
+ * ({@link GrpcBinding.listen}), or mounted on yours ({@link GrpcBinding.addTo}).
  *
  * @example
- * const grpc = new GrpcBinding(handler);
+ * // Its own server and port:
+ * const grpc = new GrpcBinding(a2a.handler);
  * const port = await grpc.listen(0);
  * // ... later
  * await grpc.close();
+ *
+ * @example
+ * // Your grpc-js server, next to your other services, with your port and credentials:
+ * import { Server, ServerCredentials } from '@grpc/grpc-js';
+ * const server = new Server();
+ * new GrpcBinding(a2a.handler).addTo(server);
+ * server.bindAsync('0.0.0.0:50051', ServerCredentials.createInsecure(), () => undefined);
+ * // You shut it down (server.tryShutdown); the binding's own close() has nothing to do.
  */
 export class GrpcBinding {
   /** The underlying grpc-js server (for adding more services). */
@@ -141,6 +151,15 @@ export class GrpcBinding {
       'grpc.enable_channelz': 0,
       ...options.channelOptions,
     });
+    this.addTo(this.server);
+  }
+
+  /**
+   * Adds the A2A service to `server`, a grpc-js Server you own (bind, credentials, shutdown
+   * and message-size limits are then yours; `maxMessageBytes` applies to this binding's own
+   * server only). May be called for several servers.
+   */
+  addTo(server: Server): void {
     const impl: UntypedServiceImplementation = {};
     for (const m of Object.values(GRPC_METHODS)) {
       impl[m.method] = m.streaming
@@ -148,7 +167,7 @@ export class GrpcBinding {
         : (call: ServerUnaryCall<DecodedRequest, Uint8Array>, callback: sendUnaryData<Uint8Array>) =>
             void this.serveUnary(m, call, callback);
     }
-    this.server.addService(serverServiceDefinition(), impl);
+    server.addService(serverServiceDefinition(), impl);
   }
 
   /**
@@ -301,10 +320,13 @@ export class GrpcBinding {
         await iterator.return?.();
         return;
       }
+      // The response metadata goes out with the first event and echoes the extensions
+      // activated before it.
+      let next = await iterator.next();
       const md = this.responseMetadata(ctx);
-      if (md) call.sendMetadata(md);
-      while (!stopped) {
-        const next = await iterator.next();
+      if (md && !stopped) call.sendMetadata(md);
+      for (let first = true; !stopped; first = false) {
+        if (!first) next = await iterator.next();
         if (next.done || stopped) break;
         const bytes = encodeFast(m.output, next.value);
         if (!call.write(bytes) && !stopped) {

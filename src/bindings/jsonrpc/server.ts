@@ -11,20 +11,23 @@ import {
   toA2AError,
 } from '../../errors/a2a-error.js';
 import { OPERATIONS, isA2AMethod, type A2AMethod } from '../../model/operations.js';
-import { createCallContext, type ServerCallContext } from '../../server/context.js';
+import type { ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
 import {
   BodyTooLargeError,
+  ClientGoneError,
   UnsupportedMediaTypeError,
   checkJsonContentType,
   decodeRequest,
+  httpCallContext,
   invokeStreaming,
   invokeUnary,
+  quoteForMessage,
   type HttpReply,
   type HttpRequest,
 } from '../http-body.js';
 import { checkRequiredExtensions, readHttpServiceParams } from '../service-params.js';
-import { IterableSseSource, SSE_HEADERS } from '../sse.js';
+import { IterableSseSource, SSE_HEADERS, withFirstFrame } from '../sse.js';
 import {
   EnvelopeError,
   NULL_ID,
@@ -105,7 +108,7 @@ export class JsonRpcBinding {
     const looksLikeV1 = !isV03MethodName(method) && !hasV03Shape(params);
     const service = readHttpServiceParams(req, looksLikeV1);
     if (!isA2AMethod(method)) {
-      throw new MethodNotFoundError(`Method ${JSON.stringify(method)} not found`);
+      throw new MethodNotFoundError(`Method ${quoteForMessage(method)} not found`);
     }
     if (params === undefined || params === null) params = {};
     else if (typeof params !== 'object' || Array.isArray(params)) {
@@ -115,12 +118,12 @@ export class JsonRpcBinding {
     const activated = new Set<string>();
     checkRequiredExtensions(this.handler.agentCard(), service.requestedExtensions, activated);
     const streaming = OPERATIONS[method].streaming;
-    const ctx = createCallContext({
+    // The request's signal: a blocking SendMessage stops waiting when the client goes away.
+    const ctx = httpCallContext(req, {
       tenant: request.tenant ?? '',
       requestedExtensions: service.requestedExtensions,
       activatedExtensions: activated,
       protocolVersion: service.version,
-      ...(streaming && req.signal ? { signal: req.signal } : {}),
     });
     if (streaming) return this.stream(method, request, ctx, idJson, service.extensionsHeader);
     const result = await invokeUnary(this.handler, method, request, ctx);
@@ -139,18 +142,21 @@ export class JsonRpcBinding {
     extensionsHeader: string,
   ): Promise<HttpReply> {
     const events = await invokeStreaming(this.handler, method, request, ctx);
-    const headers: Record<string, string> = { ...SSE_HEADERS };
-    if (ctx.activatedExtensions.size > 0) headers[extensionsHeader] = [...ctx.activatedExtensions].join(', ');
     const source = new IterableSseSource(
       events,
       (event) => resultResponse(idJson, JSON.stringify(event)),
       (error) => errorResponse(idJson, this.toProtocolError(error)),
     );
-    return { status: 200, headers, stream: source };
+    // The head goes out with the first event and echoes what was activated before it.
+    const stream = await withFirstFrame(source);
+    const headers: Record<string, string> = { ...SSE_HEADERS };
+    if (ctx.activatedExtensions.size > 0) headers[extensionsHeader] = [...ctx.activatedExtensions].join(', ');
+    return { status: 200, headers, stream };
   }
 
   private toProtocolError(error: unknown): A2AError {
-    if (!(error instanceof A2AError)) this.options.onError?.(error);
+    // A client that went away is no server fault; anything else unexpected is reported.
+    if (!(error instanceof A2AError) && !(error instanceof ClientGoneError)) this.options.onError?.(error);
     return toA2AError(error);
   }
 

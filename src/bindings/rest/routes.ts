@@ -31,11 +31,14 @@ export const LIST_TASKS_QUERY: QuerySpec = {
   historyLength: 'int',
   statusTimestampAfter: 'string',
   includeArtifacts: 'bool',
+  tenant: 'string',
 };
 /** Query parameters of `GET /tasks/{id}`. */
-export const GET_TASK_QUERY: QuerySpec = { historyLength: 'int' };
+export const GET_TASK_QUERY: QuerySpec = { historyLength: 'int', tenant: 'string' };
+/** The query of routes that read nothing else: only `tenant` (any request field not in the path). */
+export const TENANT_QUERY: QuerySpec = { tenant: 'string' };
 /** Query parameters of `GET /tasks/{task_id}/pushNotificationConfigs`. */
-export const LIST_CONFIGS_QUERY: QuerySpec = { pageSize: 'int', pageToken: 'string' };
+export const LIST_CONFIGS_QUERY: QuerySpec = { pageSize: 'int', pageToken: 'string', tenant: 'string' };
 
 const NONE: RouteResult = { kind: 'none' };
 
@@ -69,7 +72,8 @@ function matchPlain(verb: string, s: readonly string[], tenant: string): RouteRe
       if (first === 'message:send') return match(verb, 'SendMessage', 'POST', tenant);
       if (first === 'message:stream') return match(verb, 'SendStreamingMessage', 'POST', tenant);
       if (first === 'tasks') return match(verb, 'ListTasks', 'GET', tenant, { query: LIST_TASKS_QUERY });
-      if (first === 'extendedAgentCard') return match(verb, 'GetExtendedAgentCard', 'GET', tenant);
+      if (first === 'extendedAgentCard')
+        return match(verb, 'GetExtendedAgentCard', 'GET', tenant, { query: TENANT_QUERY });
       return NONE;
     case 2: {
       if (first !== 'tasks') return NONE;
@@ -103,9 +107,17 @@ function matchPlain(verb: string, s: readonly string[], tenant: string): RouteRe
       const configId = decode(s[3] as string);
       if (taskId === undefined || configId === undefined) return NONE;
       if (verb === 'DELETE') {
-        return match(verb, 'DeleteTaskPushNotificationConfig', 'DELETE', tenant, { taskId, configId });
+        return match(verb, 'DeleteTaskPushNotificationConfig', 'DELETE', tenant, {
+          taskId,
+          configId,
+          query: TENANT_QUERY,
+        });
       }
-      return match(verb, 'GetTaskPushNotificationConfig', 'GET, DELETE', tenant, { taskId, configId });
+      return match(verb, 'GetTaskPushNotificationConfig', 'GET, DELETE', tenant, {
+        taskId,
+        configId,
+        query: TENANT_QUERY,
+      });
     }
     default:
       return NONE;
@@ -114,9 +126,12 @@ function matchPlain(verb: string, s: readonly string[], tenant: string): RouteRe
 
 /**
  * Resolves `path` (below the binding root, starting with `/`) for HTTP `verb`. Routes without a
- * tenant are tried first (DIGEST G8), so `/tasks/tasks` is GetTask of task `tasks`.
+ * tenant are tried first (DIGEST G8), so `/tasks/tasks` is GetTask of task `tasks`. One
+ * trailing slash is ignored.
  */
 export function matchRoute(verb: string, path: string): RouteResult {
+  // Lenient on one trailing slash: `/tasks/` is `/tasks`.
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   if (path.length < 2 || path.charCodeAt(0) !== 47 /* / */) return NONE;
   const segments = path.slice(1).split('/');
   const plain = matchPlain(verb, segments, '');

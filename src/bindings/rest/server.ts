@@ -9,21 +9,24 @@ import {
   toA2AError,
 } from '../../errors/a2a-error.js';
 import { OPERATIONS, type A2AMethod } from '../../model/operations.js';
-import { createCallContext, type ServerCallContext } from '../../server/context.js';
+import type { ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
 import {
   BodyTooLargeError,
+  ClientGoneError,
   UnsupportedMediaTypeError,
   checkJsonContentType,
   decodeRequest,
+  httpCallContext,
   invokeStreaming,
   invokeUnary,
   parseJsonBody,
+  quoteForMessage,
   type HttpReply,
   type HttpRequest,
 } from '../http-body.js';
 import { checkRequiredExtensions, readHttpServiceParams } from '../service-params.js';
-import { IterableSseSource, SSE_HEADERS } from '../sse.js';
+import { IterableSseSource, SSE_HEADERS, withFirstFrame } from '../sse.js';
 import { matchRoute, type RouteMatch } from './routes.js';
 import { decodeQuery, errorEnvelope, responseMediaType } from './wire.js';
 
@@ -41,15 +44,22 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Throws InvalidParams when `body[field]` is set and differs from the path value (G8, D1, D5). */
+/**
+ * Throws InvalidParams when `body[field]` is set and differs from the path value (G8, D1, D5).
+ * A value that is not a string is refused by type, never serialized (it may be nested deeply).
+ */
 function samePathValue(body: JsonObject, field: string, pathValue: string, label: string): void {
   const given = body[field];
-  if (given !== undefined && given !== '' && given !== pathValue) {
-    throw new InvalidParamsError(
-      `Invalid parameters: ${field} ${JSON.stringify(given)} in the body differs from the ${label} ${JSON.stringify(pathValue)} in the path`,
-      { violations: [{ path: field, description: `differs from the ${label} in the path` }] },
-    );
+  if (given === undefined || given === '' || given === pathValue) return;
+  if (typeof given !== 'string') {
+    throw new InvalidParamsError(`${field}: expected string`, {
+      violations: [{ path: field, description: 'expected string' }],
+    });
   }
+  throw new InvalidParamsError(
+    `Invalid parameters: ${field} ${quoteForMessage(given)} in the body differs from the ${label} ${quoteForMessage(pathValue)} in the path`,
+    { violations: [{ path: field, description: `differs from the ${label} in the path` }] },
+  );
 }
 
 /** Serves the REST routes below `/a2a/rest`. */
@@ -65,24 +75,36 @@ export class RestBinding {
    */
   async handle(req: HttpRequest, path: string = req.path): Promise<HttpReply> {
     const mediaType = responseMediaType(req.header('content-type'), req.header('accept'));
-    const found = matchRoute(req.method, path);
+    // HEAD is GET without the body (RFC 9110 9.3.2), on every GET route.
+    const head = req.method === 'HEAD';
+    const found = matchRoute(head ? 'GET' : req.method, path);
+    let reply: HttpReply;
     if (found.kind === 'none') {
-      return this.error(mediaType, new MethodNotFoundError(`No route for ${req.method} ${path}`));
-    }
-    if (found.kind === 'wrong-verb') {
-      const reply = this.error(
+      reply = this.error(
         mediaType,
-        new MethodNotFoundError(`${req.method} is not allowed here; use ${found.allow}`),
+        new MethodNotFoundError(`No route for ${req.method} ${quoteForMessage(path)}`),
+      );
+    } else if (found.kind === 'wrong-verb') {
+      const allow = found.allow.replace('GET', 'GET, HEAD');
+      reply = this.error(
+        mediaType,
+        new MethodNotFoundError(`${quoteForMessage(req.method)} is not allowed here; use ${allow}`),
         405,
       );
-      reply.headers.allow = found.allow;
-      return reply;
+      reply.headers.allow = allow;
+    } else {
+      try {
+        reply = await this.dispatch(req, found.route, mediaType);
+      } catch (error) {
+        reply = this.failure(mediaType, error);
+      }
     }
-    try {
-      return await this.dispatch(req, found.route, mediaType);
-    } catch (error) {
-      return this.failure(mediaType, error);
+    if (head) {
+      reply.stream?.stop();
+      delete reply.stream;
+      delete reply.body;
     }
+    return reply;
   }
 
   private async dispatch(req: HttpRequest, route: RouteMatch, mediaType: string): Promise<HttpReply> {
@@ -93,12 +115,14 @@ export class RestBinding {
     const activated = new Set<string>();
     checkRequiredExtensions(this.handler.agentCard(), service.requestedExtensions, activated);
     const streaming = OPERATIONS[route.method].streaming;
-    const ctx = createCallContext({
-      tenant: route.tenant,
+    // The request's signal: a blocking SendMessage stops waiting when the client goes away.
+    const ctx = httpCallContext(req, {
+      // The path's tenant, else the body's (as JSON-RPC's params.tenant): the same request
+      // lands in the same tenant on every binding.
+      tenant: request.tenant ?? '',
       requestedExtensions: service.requestedExtensions,
       activatedExtensions: activated,
       protocolVersion: service.version,
-      ...(streaming && req.signal ? { signal: req.signal } : {}),
     });
     if (streaming) return this.stream(route.method, request, ctx, service.extensionsHeader);
     const result = await invokeUnary(this.handler, route.method, request, ctx);
@@ -128,9 +152,11 @@ export class RestBinding {
     }
     switch (route.method) {
       case 'SubscribeToTask':
-        // A POST body is ignored except for a conflicting id (D1).
+        // A POST body is ignored except for a conflicting id (D1) and its tenant.
         samePathValue(params, 'id', route.taskId as string, 'task id');
-        return route.tenant === '' ? { id: route.taskId } : { tenant: route.tenant, id: route.taskId };
+        return params.tenant === undefined
+          ? { id: route.taskId }
+          : { tenant: params.tenant, id: route.taskId };
       case 'GetTask':
       case 'CancelTask':
         samePathValue(params, 'id', route.taskId as string, 'task id');
@@ -159,18 +185,21 @@ export class RestBinding {
     extensionsHeader: string,
   ): Promise<HttpReply> {
     const events = await invokeStreaming(this.handler, method, request, ctx);
-    const headers: Record<string, string> = { ...SSE_HEADERS };
-    if (ctx.activatedExtensions.size > 0) headers[extensionsHeader] = [...ctx.activatedExtensions].join(', ');
     const source = new IterableSseSource(
       events,
       (event) => JSON.stringify(event),
       (error) => errorEnvelope(this.toProtocolError(error)).body,
     );
-    return { status: 200, headers, stream: source };
+    // The head goes out with the first event and echoes what was activated before it.
+    const stream = await withFirstFrame(source);
+    const headers: Record<string, string> = { ...SSE_HEADERS };
+    if (ctx.activatedExtensions.size > 0) headers[extensionsHeader] = [...ctx.activatedExtensions].join(', ');
+    return { status: 200, headers, stream };
   }
 
   private toProtocolError(error: unknown): A2AError {
-    if (!(error instanceof A2AError)) this.options.onError?.(error);
+    // A client that went away is no server fault; anything else unexpected is reported.
+    if (!(error instanceof A2AError) && !(error instanceof ClientGoneError)) this.options.onError?.(error);
     return toA2AError(error);
   }
 

@@ -5,6 +5,7 @@
 import { InvalidParamsError, type A2AError } from '../../errors/a2a-error.js';
 import { errorRow } from '../../errors/table.js';
 import type { SchemaViolation } from '../../model/validate.js';
+import { quoteForMessage } from '../http-body.js';
 
 /** The REST media type (spec 11.1). */
 export const A2A_JSON = 'application/a2a+json';
@@ -69,7 +70,7 @@ export function decodeQuery(query: string, spec: QuerySpec, into: Record<string,
       case 'int':
         if (INT.test(value)) into[name] = Number(value);
         else
-          violations.push({ path: name, description: `expected an integer, got ${JSON.stringify(value)}` });
+          violations.push({ path: name, description: `expected an integer, got ${quoteForMessage(value)}` });
         break;
       case 'bool':
         if (value === 'true' || value === '1') into[name] = true;
@@ -77,7 +78,7 @@ export function decodeQuery(query: string, spec: QuerySpec, into: Record<string,
         else
           violations.push({
             path: name,
-            description: `expected true or false, got ${JSON.stringify(value)}`,
+            description: `expected true or false, got ${quoteForMessage(value)}`,
           });
         break;
       case 'list': {

@@ -1,7 +1,8 @@
 /**
  * Serving the public card at `/.well-known/agent-card.json` (SRV-CARD-1, 9, 10): bytes
- * precomputed once, a strong ETag from the content hash, `Cache-Control: max-age`, and 304 for
- * a matching `If-None-Match`. No A2A-Version check (D25).
+ * precomputed once, a strong ETag from the content hash, `Last-Modified` (spec 8.6.1),
+ * `Cache-Control: max-age`, and 304 for a matching `If-None-Match` or, without one, an
+ * `If-Modified-Since` not before the card's date (RFC 9110 13.1.3). No A2A-Version check (D25).
  */
 import { createHash } from 'node:crypto';
 import type { AgentCard } from '../../model/schema.js';
@@ -16,24 +17,35 @@ export class CardResource {
   readonly body: Buffer;
   /** Strong ETag: a quoted hash of the bytes. */
   readonly etag: string;
+  /** `Last-Modified` (an HTTP date, whole seconds). */
+  readonly lastModified: string;
+  private readonly modifiedSeconds: number;
   private readonly headers: Record<string, string>;
 
+  /** `modifiedAt` is when this content was built; it stays the same for the card's lifetime. */
   constructor(
     readonly card: AgentCard,
+    modifiedAt: Date = new Date(),
     maxAgeSeconds = CARD_MAX_AGE_SECONDS,
   ) {
     this.body = Buffer.from(JSON.stringify(card));
     this.etag = '"' + createHash('sha256').update(this.body).digest('base64url').slice(0, 32) + '"';
+    this.modifiedSeconds = Math.floor(modifiedAt.getTime() / 1000);
+    this.lastModified = new Date(this.modifiedSeconds * 1000).toUTCString();
     this.headers = {
       'content-type': 'application/json',
       'cache-control': `public, max-age=${maxAgeSeconds}`,
       etag: this.etag,
+      'last-modified': this.lastModified,
       'access-control-allow-origin': '*',
     };
   }
 
-  /** Answers GET/HEAD (others: 405), honouring `If-None-Match`. */
-  reply(method: string, ifNoneMatch: string | undefined): HttpReply {
+  /**
+   * Answers GET/HEAD (others: 405), honouring `If-None-Match`, else `If-Modified-Since`
+   * (ignored when If-None-Match is present or the date does not parse).
+   */
+  reply(method: string, ifNoneMatch: string | undefined, ifModifiedSince?: string): HttpReply {
     if (method !== 'GET' && method !== 'HEAD') {
       return {
         status: 405,
@@ -41,17 +53,26 @@ export class CardResource {
         body: '{"error":{"code":405,"status":"UNIMPLEMENTED","message":"The agent card is read with GET"}}',
       };
     }
-    if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, this.etag)) {
+    if (
+      ifNoneMatch !== undefined ? etagMatches(ifNoneMatch, this.etag) : this.notModifiedSince(ifModifiedSince)
+    ) {
       return {
         status: 304,
         headers: {
           etag: this.etag,
+          'last-modified': this.lastModified,
           'cache-control': this.headers['cache-control'] as string,
           'access-control-allow-origin': '*',
         },
       };
     }
     return { status: 200, headers: { ...this.headers }, ...(method === 'GET' ? { body: this.body } : {}) };
+  }
+
+  private notModifiedSince(header: string | undefined): boolean {
+    if (header === undefined) return false;
+    const since = Date.parse(header);
+    return !Number.isNaN(since) && this.modifiedSeconds <= Math.floor(since / 1000);
   }
 }
 
