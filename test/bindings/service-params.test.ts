@@ -30,6 +30,13 @@ describe('resolveVersion', () => {
     }
   });
 
+  test('identical repeats (joined `1.0, 1.0`) are one version; different ones stay an error', () => {
+    assert.equal(resolveVersion('1.0, 1.0', false), '1.0');
+    assert.equal(resolveVersion('1.0,1.0,1.0', false), '1.0');
+    assert.throws(() => resolveVersion('1.0, 0.3', true), VersionNotSupportedError);
+    assert.throws(() => resolveVersion('1.0, 1.0.1', true), VersionNotSupportedError);
+  });
+
   test('versionFromQuery matches the name case-insensitively (N8)', () => {
     assert.equal(versionFromQuery('a2a-version=1.0'), '1.0');
     assert.equal(versionFromQuery('pageSize=3&A2A-Version=0.3'), '0.3');

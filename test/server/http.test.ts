@@ -4,13 +4,21 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createA2AServer, type A2AServerOptions } from '../../src/server/index.js';
 import { DefaultRequestHandler } from '../../src/server/request-handler.js';
 import type { StreamResponse } from '../../src/model/schema.js';
-import { CountingEventBus, TEST_CARD, deferred, describeEvent, testExecutor } from '../support/handler.js';
+import {
+  CountingEventBus,
+  TEST_CARD,
+  deferred,
+  describeEvent,
+  eventually,
+  testExecutor,
+} from '../support/handler.js';
 import { assertProtoJson } from '../support/oracle.js';
 
 /** Starts a server around the real handler and `testExecutor` on 127.0.0.1:0; the caller closes it. */
@@ -267,5 +275,149 @@ describe('adapters', () => {
     const missing = await a2a.fetch(new Request('https://edge.example/elsewhere'));
     assert.equal(missing.status, 404);
     await missing.text();
+  });
+});
+
+describe('hosting robustness', () => {
+  test('SRV-CARD (spec 8.6.1): Last-Modified is stable and If-Modified-Since is honoured', async (t) => {
+    const { url, close } = await startServer();
+    t.after(close);
+    const cardUrl = `${url}/.well-known/agent-card.json`;
+    const first = await fetch(cardUrl);
+    await first.arrayBuffer();
+    const lastModified = first.headers.get('last-modified');
+    assert.ok(lastModified, 'Last-Modified is sent');
+    assert.ok(Date.parse(lastModified) <= Date.now());
+    const second = await fetch(cardUrl, { method: 'HEAD' });
+    assert.equal(second.headers.get('last-modified'), lastModified);
+    const notModified = await fetch(cardUrl, { headers: { 'if-modified-since': lastModified } });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.headers.get('last-modified'), lastModified);
+    assert.equal(await notModified.text(), '');
+    const older = new Date(Date.parse(lastModified) - 60_000).toUTCString();
+    const modified = await fetch(cardUrl, { headers: { 'if-modified-since': older } });
+    assert.equal(modified.status, 200);
+    await modified.arrayBuffer();
+    // If-None-Match wins over If-Modified-Since (RFC 9110 13.1.3).
+    const etagWins = await fetch(cardUrl, {
+      headers: { 'if-none-match': '"other"', 'if-modified-since': lastModified },
+    });
+    assert.equal(etagWins.status, 200);
+    await etagWins.arrayBuffer();
+  });
+
+  test('a trailing slash is accepted on the JSON-RPC endpoint and the card', async (t) => {
+    const { url, close } = await startServer();
+    t.after(close);
+    const res = await fetch(`${url}/a2a/jsonrpc/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /"result"/);
+    const card = await fetch(`${url}/.well-known/agent-card.json/`);
+    assert.equal(card.status, 200);
+    await card.arrayBuffer();
+  });
+
+  test('a client that aborts mid-body is not reported as a server error', async (t) => {
+    const errors: unknown[] = [];
+    const a2a = createA2AServer({ agent: testExecutor, card: TEST_CARD, onError: (e) => errors.push(e) });
+    let served = deferred();
+    let received = deferred();
+    const http = createServer((req, res) => {
+      let closes = 0;
+      const closed = (): void => {
+        // Both ends closed: the binding's read has failed; let its promise chain run out.
+        if (++closes === 2) setImmediate(() => setImmediate(() => served.resolve()));
+      };
+      req.on('close', closed);
+      res.on('close', closed);
+      a2a.nodeHandler(req, res);
+      // The binding reads the body by now (its listeners attach synchronously).
+      received.resolve();
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    t.after(async () => {
+      await a2a.close();
+      await new Promise((resolve) => http.close(resolve));
+    });
+    const port = (http.address() as AddressInfo).port;
+    for (const path of ['/a2a/jsonrpc', '/a2a/rest/message:send']) {
+      served = deferred();
+      received = deferred();
+      const socket = connect(port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+      );
+      await received.promise;
+      socket.destroy();
+      await served.promise;
+      assert.deepEqual(errors, [], path);
+    }
+  });
+
+  test('a blocking SendMessage stops waiting when the client goes away; the task completes', async (t) => {
+    const bus = new CountingEventBus();
+    const gates: ReturnType<typeof deferred>[] = [];
+    const started: string[] = [];
+    const server = createA2AServer({
+      agent: testExecutor,
+      card: TEST_CARD,
+      onError: () => undefined,
+      handler: (card) =>
+        new DefaultRequestHandler({
+          card,
+          eventBus: bus,
+          executor: {
+            async execute(ctx, task) {
+              await task.working();
+              const gate = deferred();
+              gates.push(gate);
+              started.push(ctx.taskId);
+              await gate.promise;
+              await task.complete('late');
+            },
+          },
+        }),
+    });
+    const { url } = await server.listen(0, '127.0.0.1');
+    t.after(() => {
+      for (const gate of gates) gate.resolve();
+      return server.close();
+    });
+    const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+    const message = () => ({ messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'slow' }] });
+    const calls = [
+      {
+        path: '/a2a/jsonrpc',
+        body: () => ({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: message() } }),
+      },
+      { path: '/a2a/rest/message:send', body: () => ({ message: message() }) },
+    ];
+    for (const [i, call] of calls.entries()) {
+      const controller = new AbortController();
+      const pending = fetch(url + call.path, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(call.body()),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      assert.ok(await eventually(() => started.length === i + 1 && bus.total === 1), `${call.path}: waiting`);
+      controller.abort();
+      assert.ok(await eventually(() => bus.total === 0), `${call.path}: the waiter let go`);
+      const taskId = started[i] as string;
+      gates[i]?.resolve();
+      let state = '';
+      for (let n = 0; n < 300 && state !== 'TASK_STATE_COMPLETED'; n++) {
+        const res = await fetch(`${url}/a2a/rest/tasks/${taskId}`, { headers });
+        state = ((await res.json()) as { status: { state: string } }).status.state;
+        if (state !== 'TASK_STATE_COMPLETED') await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(state, 'TASK_STATE_COMPLETED', `${call.path}: the task ran on`);
+      await pending;
+    }
   });
 });

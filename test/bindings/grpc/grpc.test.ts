@@ -509,3 +509,32 @@ describe('gRPC binding limits and required extensions', () => {
     }
   });
 });
+
+describe('GrpcBinding mounted on your own grpc-js server', () => {
+  test('addTo() serves A2A next to the owner’s bind and shutdown (exported from a2a-kit/server)', async (t) => {
+    const { GrpcBinding: Exported, createA2AServer } = await import('../../../src/server/index.js');
+    const { Server, ServerCredentials } = await import('@grpc/grpc-js');
+    const a2a = createA2AServer({
+      agent: bindingTestAgent(),
+      card: { name: 'mounted', description: 'mounted agent', version: '1.0.0', skills: testCard().skills },
+    });
+    const server = new Server();
+    new Exported(a2a.handler).addTo(server);
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      ),
+    );
+    const transport = new GrpcTransport(`grpc://127.0.0.1:${port}`);
+    t.after(async () => {
+      await transport.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await a2a.close();
+    });
+    const res = await transport.sendMessage(send('hello'));
+    assert.ok('task' in res && res.task);
+    assert.equal(res.task.status.state, 'TASK_STATE_COMPLETED');
+    const again = await transport.getTask({ id: res.task.id });
+    assert.equal(again.id, res.task.id);
+  });
+});

@@ -65,12 +65,18 @@ describe('matchRoute', () => {
       '/',
       '',
       '/nope',
-      '/tasks/',
+      '/tasks//',
       '/a/b/c/d/e/f',
       '/tasks//pushNotificationConfigs',
       '/card',
     ]) {
       assert.deepEqual(route('GET', path), { kind: 'none' }, path);
     }
+  });
+
+  test('one trailing slash is ignored', () => {
+    assert.equal((route('GET', '/tasks/') as { method: string }).method, 'ListTasks');
+    assert.equal((route('GET', '/tasks/x/') as { taskId: string }).taskId, 'x');
+    assert.equal((route('POST', '/acme/message:send/') as { tenant: string }).tenant, 'acme');
   });
 });

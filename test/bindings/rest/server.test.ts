@@ -227,7 +227,7 @@ describe('REST routes', () => {
     assertEnvelope(missing.json, 404, 'UNIMPLEMENTED');
     const wrong = await req('DELETE', '/tasks/x');
     assert.equal(wrong.res.status, 405);
-    assert.equal(wrong.res.headers.get('allow'), 'GET');
+    assert.equal(wrong.res.headers.get('allow'), 'GET, HEAD');
     const wrongSend = await req('GET', '/message:send');
     assert.equal(wrongSend.res.status, 405);
   });
@@ -435,5 +435,66 @@ describe('REST streaming', () => {
     assert.ok(await eventually(() => bus.subscriptions(taskId) === 0), 'the stream was released');
     const task = await fetch(`${started.root}/tasks/${taskId}`, { headers: V1 });
     assert.equal(((await task.json()) as { status: { state: string } }).status.state, 'TASK_STATE_WORKING');
+  });
+});
+
+describe('REST robustness', () => {
+  /** `{"a":{"a":...1...}}`, `depth` levels deep, as JSON text (JSON.stringify of it would overflow). */
+  function nested(depth: number): string {
+    return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  }
+
+  test('a deeply nested value compared with the path is 400 INVALID_ARGUMENT, quoted by type only', async () => {
+    const id = await newTask('', 'input');
+    const msg = JSON.stringify(message('x').message);
+    const cases: [string, string][] = [
+      [`/tasks/${id}:cancel`, '{"id":%}'],
+      [`/tasks/${id}:subscribe`, '{"id":%}'],
+      ['/acme/message:send', `{"tenant":%,"message":${msg}}`],
+      [`/tasks/${id}/pushNotificationConfigs`, '{"taskId":%,"url":"https://example.test/hook"}'],
+    ];
+    for (const depth of [1500, 5000]) {
+      for (const [path, template] of cases) {
+        const { res, text, json } = await req('POST', path, template.replace('%', nested(depth)));
+        assert.equal(res.status, 400, `${path} at depth ${depth}: ${text.slice(0, 200)}`);
+        assertEnvelope(json, 400, 'INVALID_ARGUMENT');
+        assert.ok(text.length < 1000, `${path} at depth ${depth} echoed ${text.length} chars`);
+      }
+    }
+  });
+
+  test('error messages quote at most a bounded part of a long value', async () => {
+    const long = 'x'.repeat(5000);
+    const { res, text } = await req('POST', '/tasks/abc:cancel', { id: long });
+    assert.equal(res.status, 400);
+    assert.ok(text.length < 1000, `echoed ${text.length} chars`);
+    const query = await req('GET', `/tasks?pageSize=${'9'.repeat(3000)}x`);
+    assert.equal(query.res.status, 400);
+    assert.ok(query.text.length < 1000, `echoed ${query.text.length} chars`);
+  });
+
+  test('HEAD on a GET route answers as GET without a body', async () => {
+    const id = await newTask();
+    for (const path of [`/tasks/${id}`, '/tasks', '/extendedAgentCard', `/tasks/${id}:subscribe`]) {
+      const get = await fetch(root + path, { headers: V1 });
+      await get.arrayBuffer();
+      const head = await fetch(root + path, { method: 'HEAD', headers: V1 });
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.headers.get('content-type'), get.headers.get('content-type'), path);
+      assert.equal(await head.text(), '', path);
+    }
+    const missing = await fetch(`${root}/tasks/missing`, { method: 'HEAD', headers: V1 });
+    assert.equal(missing.status, 404);
+    const post = await fetch(`${root}/message:send`, { method: 'HEAD', headers: V1 });
+    assert.equal(post.status, 405);
+  });
+
+  test('one trailing slash is ignored on every route', async () => {
+    const sent = await req('POST', '/message:send/', message('hi'));
+    assert.equal(sent.res.status, 200, sent.text);
+    const id = (sent.json as { task: { id: string } }).task.id;
+    assert.equal((await req('GET', `/tasks/${id}/`)).res.status, 200);
+    assert.equal((await req('GET', '/tasks/')).res.status, 200);
+    assert.equal((await req('GET', '/acme/tasks/')).res.status, 200);
   });
 });
