@@ -361,7 +361,7 @@ describe('hosting robustness', () => {
 
   test('a blocking SendMessage stops waiting when the client goes away; the task completes', async (t) => {
     const bus = new CountingEventBus();
-    const gates: ReturnType<typeof deferred>[] = [];
+    const gates: ReturnType<typeof deferred<void>>[] = [];
     const started: string[] = [];
     const server = createA2AServer({
       agent: testExecutor,
