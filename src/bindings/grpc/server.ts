@@ -116,7 +116,7 @@ function headersOf(metadata: Metadata): Record<string, string> {
  * ({@link GrpcBinding.listen}), or mounted on yours ({@link GrpcBinding.addTo}).
  *
  * @example
- * // Its own server and port:
+ * // Its own server and port (`a2a` from createA2AServer, or any RequestHandler):
  * const grpc = new GrpcBinding(a2a.handler);
  * const port = await grpc.listen(0);
  * // ... later
