@@ -99,7 +99,7 @@ export class UnsupportedMediaTypeError extends Error {
 
 /**
  * True for `application/json`, `application/a2a+json` and any `+json` type, with or without
- * parameters (DIGEST N14); also true when no Content-Type was sent (lenient).
+ * parameters (N14); also true when no Content-Type was sent (lenient).
  */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined || contentType === '') return true;

@@ -1,6 +1,6 @@
 /**
  * A2A service parameters (spec 3.2.6), shared by every binding: `A2A-Version` negotiation
- * (DIGEST N8, N9) and `A2A-Extensions` (SRV-EXT).
+ * (N8, N9) and `A2A-Extensions` (SRV-EXT).
  */
 import { ExtensionSupportRequiredError, VersionNotSupportedError } from '../errors/a2a-error.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
@@ -22,7 +22,7 @@ const MAJOR_MINOR = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/;
  * The protocol version to serve a request with, from the `A2A-Version` header (or query
  * parameter). A patch component is ignored (`1.0.3` is `1.0`). An absent value means `0.3`
  * (spec 3.6.2) unless the request is unmistakably v1.0 (`looksLikeV1`), which is then served
- * as `1.0` (DIGEST N9 leniency). Throws VersionNotSupportedError for any other version.
+ * as `1.0` (N9 leniency). Throws VersionNotSupportedError for any other version.
  */
 export function resolveVersion(headerOrQueryValue: string | undefined, looksLikeV1: boolean): string {
   // Repeated header lines arrive joined by commas (node, grpc-js); identical repeats are one version.
@@ -56,7 +56,7 @@ function versionError(requested: string, why: string | undefined): VersionNotSup
 }
 
 /**
- * Reads the `A2A-Version` query parameter, matching its name case-insensitively (DIGEST N8).
+ * Reads the `A2A-Version` query parameter, matching its name case-insensitively (N8).
  * `query` is the raw query string without `?`.
  */
 export function versionFromQuery(query: string): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events writing, shared by the JSON-RPC and REST bindings (DIGEST G13): one compact
+ * Server-Sent Events writing, shared by the JSON-RPC and REST bindings (G13): one compact
  * `data:` line per event and a blank line, a `:` keep-alive comment every ~20 s, backpressure
  * respected. A client going away stops the iteration (never the task).
  */
@@ -28,7 +28,7 @@ const STOPPED = Symbol('stopped');
 
 /**
  * Adapts an event iterable to an {@link SseSource}: each event is encoded to one frame; an error
- * thrown by the iterable becomes one last error frame (DIGEST G5), then the stream ends.
+ * thrown by the iterable becomes one last error frame (G5), then the stream ends.
  * `stop()` resolves a pending `next()` at once and calls the iterator's `return()`.
  */
 export class IterableSseSource<T> implements SseSource {

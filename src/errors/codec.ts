@@ -1,5 +1,5 @@
 /**
- * A2A errors on the two JSON bindings, both directions (DIGEST section 3, D13, N1, N2, G3).
+ * A2A errors on the two JSON bindings, both directions (spec §5.4; D13, N1, N2, G3).
  * Encoders emit exactly the v1.0.1 shapes; decoders accept anything a peer may send and
  * never throw: the error is classified by `ErrorInfo.reason`, then by the JSON-RPC code,
  * then by the HTTP status, and the peer's raw body is kept on `error.raw`.
@@ -24,7 +24,7 @@ export interface JsonRpcErrorObject {
   data: ErrorDetail[];
 }
 
-/** The HTTP+JSON error body (AIP-193 envelope, DIGEST D13). */
+/** The HTTP+JSON error body (AIP-193 envelope, D13). */
 export interface RestErrorBody {
   error: { code: number; status: GrpcStatusName; message: string; details: ErrorDetail[] };
 }
@@ -160,7 +160,7 @@ export function fromJsonRpcError(obj: unknown, raw?: unknown, options: JsonRpcDe
 }
 
 /**
- * Rebuilds the typed error from a REST error response, reading the body in DIGEST D13 order:
+ * Rebuilds the typed error from a REST error response, reading the body in D13 order:
  * `error.details[]` envelope, bare `google.rpc.Status`, RFC 9457 problem, v0.3
  * `{code,message,data}`, plain text. Classifies by `ErrorInfo.reason`, then by the HTTP
  * status (or the v0.3 JSON-RPC code). The body as received is kept on `error.raw`.

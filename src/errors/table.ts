@@ -1,7 +1,7 @@
 /**
- * The one table of A2A errors and their codes on every binding (DIGEST section 3).
+ * The one table of A2A errors and their codes on every binding (spec §5.4, docs/protocol-decisions.md).
  * JSON-RPC codes and ErrorInfo reasons never change; HTTP and gRPC statuses can be
- * overridden per server (DIGEST N1) with {@link overrideErrorStatus}.
+ * overridden per server (N1) with {@link overrideErrorStatus}.
  */
 
 /** gRPC status codes by name (google.rpc.Code). */

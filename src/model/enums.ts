@@ -60,7 +60,7 @@ export function isInterruptedState(state: TaskState): boolean {
   return INTERRUPTED_STATES.has(state);
 }
 
-/** v0.3 lowercase spellings, accepted on input only (DIGEST N17, SRV-JSON-2). */
+/** v0.3 lowercase spellings, accepted on input only (N17, SRV-JSON-2). */
 const V03_TASK_STATES: Record<string, TaskState> = {
   submitted: TaskState.SUBMITTED,
   working: TaskState.WORKING,

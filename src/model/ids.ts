@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** A new server-minted id (task, context, push config): a random UUID (DIGEST G8). */
+/** A new server-minted id (task, context, push config): a random UUID (G8). */
 export function newId(): string {
   return randomUUID();
 }

@@ -1,6 +1,6 @@
 /**
  * Schema-driven input normalization: turns the spellings ProtoJSON parsers accept (and the
- * few v0.3 leftovers we accept, DIGEST N17/D5) into the one canonical shape our schemas
+ * few v0.3 leftovers we accept, N17/D5) into the one canonical shape our schemas
  * describe. Used only on the slow path, when the strict compiled check has already failed.
  * Never mutates its input: changed objects are rebuilt, untouched branches are shared.
  */
@@ -149,7 +149,7 @@ function normalizeObject(schema: TSchema, props: Props, value: unknown, mode: No
     if (v === null || v === undefined) continue; // ProtoJSON: null means "absent"
     let key = Object.prototype.hasOwnProperty.call(props, rawKey) ? rawKey : snakeToCamel(rawKey);
     if (schema.$id === 'SendMessageConfiguration' && key === 'pushNotificationConfig') {
-      key = 'taskPushNotificationConfig'; // v0.3 name (DIGEST D5)
+      key = 'taskPushNotificationConfig'; // v0.3 name (D5)
       if (value['taskPushNotificationConfig'] != null) continue;
     }
     const prop = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
@@ -158,7 +158,7 @@ function normalizeObject(schema: TSchema, props: Props, value: unknown, mode: No
     setOwn(out, key, normalizeValue(prop, v, mode));
   }
   if (schema.$id === 'AuthenticationInfo' && out['scheme'] === undefined) {
-    // v0.3 `schemes: [..]` → v1.0 `scheme` (DIGEST D5)
+    // v0.3 `schemes: [..]` → v1.0 `scheme` (D5)
     const schemes = value['schemes'];
     if (Array.isArray(schemes) && typeof schemes[0] === 'string') out['scheme'] = schemes[0];
   }
@@ -166,7 +166,7 @@ function normalizeObject(schema: TSchema, props: Props, value: unknown, mode: No
   return out;
 }
 
-/** Absent REQUIRED lists, maps and scalars take their proto3 default (DIGEST N5, client side). */
+/** Absent REQUIRED lists, maps and scalars take their proto3 default (N5, client side). */
 function fillDefaults(schema: TSchema, props: Props, out: JsonObject): void {
   const required = (schema.required as string[] | undefined) ?? [];
   for (const key of required) {

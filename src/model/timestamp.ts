@@ -1,6 +1,6 @@
 /**
  * RFC 3339 timestamps as ProtoJSON writes `google.protobuf.Timestamp`: input may carry
- * any number of fractional digits and any offset (DIGEST G14); output is always UTC with
+ * any number of fractional digits and any offset (G14); output is always UTC with
  * exactly three fractional digits (`2026-11-30T12:00:00.000Z`).
  */
 export const RFC3339 =

@@ -69,7 +69,7 @@ export const DEFAULT_VALIDATION_LIMITS: Readonly<Required<ValidationLimits>> = O
 /**
  * Deep copy of `schema` (symbols kept) where every object rejects unknown properties, so the
  * compiled check also tells whether normalization is needed. `lenient` also drops `minItems`
- * (a client accepts empty REQUIRED arrays, DIGEST N4).
+ * (a client accepts empty REQUIRED arrays, N4).
  */
 function variant(schema: TSchema, lenient: boolean): TSchema {
   const copy = (node: unknown): unknown => {
@@ -184,7 +184,7 @@ export function checkRequest<M extends A2AMethod>(
 /**
  * Reads the params of `method` as the binding received them (a parsed JSON value) and returns
  * the canonical request. Accepts enum numbers and v0.3 spellings, snake_case field names,
- * `null` as absent, `configuration.pushNotificationConfig` (DIGEST D5, N17, SRV-JSON-1/2/6/11);
+ * `null` as absent, `configuration.pushNotificationConfig` (D5, N17, SRV-JSON-1/2/6/11);
  * ignores unknown fields. Returns the caller's object itself when it is already canonical,
  * else a fresh one (the input is never modified).
  * @throws InvalidParamsError with `violations` naming each bad path (`message.parts[2]: ...`).

@@ -64,7 +64,7 @@ import {
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as
  * A2AError subclasses. The streaming operations resolve to an iterable only after every
- * check that can fail before the first event has passed (DIGEST G5): a rejected promise is
+ * check that can fail before the first event has passed (G5): a rejected promise is
  * an ordinary error response, not a stream.
  */
 export interface RequestHandler {

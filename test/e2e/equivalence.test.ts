@@ -311,7 +311,7 @@ const scenarios: Scenario[] = [
     },
   },
   {
-    name: 'GetTask with historyLength absent, 0 and 1 (SRV-GET)',
+    name: 'GetTask with historyLength absent, 0 and 1 (SRV-HIST)',
     async run({ client, attempt }) {
       const asked = taskOf(await attempt('ask', () => client.send({ text: 'input:your name?' })));
       await attempt('answer', () =>
@@ -411,7 +411,7 @@ const scenarios: Scenario[] = [
     },
   },
   {
-    name: 'CancelTask: a running task, then a completed one (SRV-CANCEL)',
+    name: 'CancelTask: a running task, then a completed one (SRV-TASK-3)',
     async run({ client, attempt }) {
       const running = taskOf(
         await attempt('sent', () => client.send({ text: 'slow:30000', returnImmediately: true })),

@@ -1,6 +1,6 @@
 /**
  * Realistic ProtoJSON fixtures: one valid object for every message of a2a.proto (all
- * REQUIRED fields present, DIGEST N18), keyed by message name, plus invalid requests with
+ * REQUIRED fields present, N18), keyed by message name, plus invalid requests with
  * the violations our validator must report. Use {@link fixture} to get a private copy.
  */
 import type { A2AMethod } from '../../src/model/operations.js';

@@ -1,7 +1,7 @@
 /**
  * The ProtoJSON oracle: every JSON object we put on the wire must parse strictly against
  * the proto (protobuf-es `fromJson`, unknown fields rejected), survive a round trip, and
- * follow the rules a proto parser does not check (DIGEST N5, SRV-JSON-1..9):
+ * follow the rules a proto parser does not check (N5, SRV-JSON-1..9):
  * - no `null` as a field value (inside Struct/Value content, user data may hold null);
  * - field names in their camelCase JSON spelling;
  * - enums as names, int32 as numbers, bytes as standard padded base64;

@@ -203,7 +203,7 @@ export function fillRequired<T>(desc: DescMessage, value: T): T {
 
 // ---- errors --------------------------------------------------------------------------
 
-/** The gRPC status number for an A2A error (DIGEST section 3, overridable per server). */
+/** The gRPC status number for an A2A error (spec §5.4, overridable per server). */
 export function grpcStatusOf(error: A2AError): number {
   return GrpcCode[errorRow(error.code).grpcStatus];
 }

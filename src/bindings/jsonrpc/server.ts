@@ -90,7 +90,7 @@ export class JsonRpcBinding {
       if (error instanceof EnvelopeError) return this.reply(200, errorResponse(error.idJson, error.error));
       throw error;
     }
-    // A notification is never executed and never answered (DIGEST G12).
+    // A notification is never executed and never answered (G12).
     if (rpc.id === undefined) return { status: 204, headers: {} };
     try {
       return await this.dispatch(req, rpc.method, rpc.params, rpc.idJson);

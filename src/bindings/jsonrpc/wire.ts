@@ -1,5 +1,5 @@
 /**
- * JSON-RPC 2.0 envelopes as A2A uses them (spec 9, DIGEST G3, G4, G12): request parsing and
+ * JSON-RPC 2.0 envelopes as A2A uses them (spec §9, G3, G4, G12): request parsing and
  * response writing. Responses are built by string concatenation so a result is serialized once.
  */
 import { InvalidRequestError, type A2AError } from '../../errors/a2a-error.js';
@@ -88,7 +88,7 @@ export function errorResponse(idJson: string, error: A2AError): string {
 
 /**
  * The HTTP status of a JSON-RPC error reply: 200 for everything raised while dispatching
- * (DIGEST G4), the table's status for authentication and permission errors (G3).
+ * (G4), the table's status for authentication and permission errors (G3).
  */
 export function httpStatusOf(error: A2AError): number {
   return error.code === 'Unauthenticated' || error.code === 'PermissionDenied'

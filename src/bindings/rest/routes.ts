@@ -1,5 +1,5 @@
 /**
- * The HTTP+JSON routes (DIGEST section 0, proto http rules), each also under a `/{tenant}`
+ * The HTTP+JSON routes (spec §11.3, proto http rules), each also under a `/{tenant}`
  * prefix. Paths are relative to the binding root (`/a2a/rest`).
  */
 import type { A2AMethod } from '../../model/operations.js';
@@ -126,7 +126,7 @@ function matchPlain(verb: string, s: readonly string[], tenant: string): RouteRe
 
 /**
  * Resolves `path` (below the binding root, starting with `/`) for HTTP `verb`. Routes without a
- * tenant are tried first (DIGEST G8), so `/tasks/tasks` is GetTask of task `tasks`. One
+ * tenant are tried first (G8), so `/tasks/tasks` is GetTask of task `tasks`. One
  * trailing slash is ignored.
  */
 export function matchRoute(verb: string, path: string): RouteResult {

@@ -1,5 +1,5 @@
 /**
- * HTTP+JSON wire details (spec 11, DIGEST D13, N14): the error envelope, the response media
+ * HTTP+JSON wire details (spec §11, D13, N14): the error envelope, the response media
  * type, and query-parameter decoding for GET requests.
  */
 import { InvalidParamsError, type A2AError } from '../../errors/a2a-error.js';

@@ -1,7 +1,7 @@
 /**
  * One open stream of a task's events (SendStreamingMessage or SubscribeToTask), fed by the
  * EventBus. It begins with a Task snapshot, skips events the snapshot already contains,
- * keeps bus order, and ends after a terminal state or INPUT_REQUIRED (DIGEST D3), or at
+ * keeps bus order, and ends after a terminal state or INPUT_REQUIRED (D3), or at
  * AUTH_REQUIRED once the agent's execution has returned. The consumer stopping early only
  * unsubscribes; it never affects the task.
  */

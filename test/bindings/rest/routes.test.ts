@@ -1,4 +1,4 @@
-/** REST route matching (DIGEST section 0, D1, G8). */
+/** REST route matching (spec §11.3, D1, G8). */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { matchRoute } from '../../../src/bindings/rest/routes.js';
