@@ -1,6 +1,6 @@
 /**
  * What must be the same on JSON-RPC, REST and gRPC, over real sockets: where a request's
- * `tenant` lands (spec 11.3, DIGEST G8) and which extensions the agent activated (echoed in
+ * `tenant` lands (spec 11.3, G8) and which extensions the agent activated (echoed in
  * A2A-Extensions, gRPC response metadata), on unary calls and streams.
  */
 import { after, before, describe, test } from 'node:test';
