@@ -1,22 +1,23 @@
 /**
  * `a2a send ... --stream | head -2`: the reader closes the pipe early. The command must end
- * quietly (exit 0, no stack trace), not crash on EPIPE. The bench agent runs in-process; the
- * CLI is a real child process whose stdout the test closes after two lines.
+ * quietly (exit 0, no stack trace), not crash on EPIPE. The server (`a2a serve`) and the
+ * client are real child processes; the test closes the client's stdout after two lines.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createA2AServer, type A2AServer } from '../../src/server/http.js';
-import { benchExecutor, benchCard } from '../../src/agents/bench.js';
-import { exitCode, isRunning, spawnCli } from '../support/cli.js';
+import type { ChildProcess } from 'node:child_process';
+import { exitCode, isRunning, spawnCli, waitForLine } from '../support/cli.js';
 
 describe('a2a send --stream into a pipe closed early', () => {
-  let server: A2AServer;
+  let server: ChildProcess;
   let url: string;
   before(async () => {
-    server = createA2AServer({ agent: benchExecutor, card: benchCard });
-    url = (await server.listen(0, '127.0.0.1')).url;
+    server = spawnCli(['serve', '--agent', 'bench', '--port', '0']);
+    url = (await waitForLine(server, /bench agent at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
   });
-  after(() => server.close());
+  after(() => {
+    if (isRunning(server)) server.kill('SIGKILL');
+  });
 
   for (const json of [false, true]) {
     test(`exits 0 without a stack trace${json ? ' (--json)' : ''}`, async () => {
