@@ -18,6 +18,7 @@ import type { A2AMethod } from '../../model/operations.js';
 import { PROTOCOL_VERSION } from '../../model/operations.js';
 import type * as model from '../../model/schema.js';
 import type { CallOptions, Transport } from '../../client/transport.js';
+import { decodeStream } from '../../client/stream-guard.js';
 import { GRPC_METHODS, type GrpcMethod } from './service.js';
 import { asBuffer, decodeMessage, encodeFast, fillRequired, fromGrpcError, isServiceError } from './wire.js';
 
@@ -110,7 +111,11 @@ export class GrpcTransport implements Transport {
     request: model.SendMessageRequest,
     options?: CallOptions,
   ): AsyncIterable<model.StreamResponse> {
-    return this.stream('SendStreamingMessage', request, options);
+    return decodeStream(
+      this.stream('SendStreamingMessage', request, options),
+      'SendStreamingMessage',
+      request.message.taskId || undefined,
+    );
   }
   getTask(request: model.GetTaskRequest, options?: CallOptions): Promise<model.Task> {
     return this.unary('GetTask', request, options);
@@ -129,7 +134,7 @@ export class GrpcTransport implements Transport {
     request: model.SubscribeToTaskRequest,
     options?: CallOptions,
   ): AsyncIterable<model.StreamResponse> {
-    return this.stream('SubscribeToTask', request, options);
+    return decodeStream(this.stream('SubscribeToTask', request, options), 'SubscribeToTask', request.id);
   }
   createTaskPushNotificationConfig(
     request: model.TaskPushNotificationConfig,
@@ -244,7 +249,7 @@ export class GrpcTransport implements Transport {
     method: A2AMethod,
     request: unknown,
     options: CallOptions | undefined,
-  ): AsyncGenerator<model.StreamResponse, void, undefined> {
+  ): AsyncGenerator<unknown, void, undefined> {
     const m = GRPC_METHODS[method];
     const signal = options?.signal;
     if (signal?.aborted) throw abortReason(signal);
@@ -260,7 +265,7 @@ export class GrpcTransport implements Transport {
     const onAbort = (): void => call.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const event of call) yield event as model.StreamResponse;
+      for await (const event of call) yield event;
     } catch (err) {
       throw this.failure(err, options);
     } finally {
