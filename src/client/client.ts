@@ -198,16 +198,10 @@ const UNDELIVERED_CODES = [
   'EADDRNOTAVAIL',
 ];
 
-/**
- * A gRPC UNAVAILABLE made by grpc-js itself (no A2A error details from a server). Its text
- * tells whether a connection was ever made.
- */
-function grpcLocalUnavailable(error: unknown): string | undefined {
-  if (!(error instanceof A2AError) || error.code !== 'Unavailable') return undefined;
-  const raw = error.raw as { code?: unknown; details?: unknown; metadata?: { get?(key: string): unknown[] } };
-  if (typeof raw?.code !== 'number' || typeof raw.details !== 'string') return undefined;
-  if ((raw.metadata?.get?.('grpc-status-details-bin') ?? []).length > 0) return undefined;
-  return raw.details;
+/** grpc-js's text for a call that never got a connection (the request was not sent). */
+function grpcNeverConnected(error: A2ATransportError): boolean {
+  const details = (error.cause as { details?: unknown } | undefined)?.details;
+  return typeof details === 'string' && /^No connection established|^Name resolution failed/.test(details);
 }
 
 /**
@@ -215,23 +209,16 @@ function grpcLocalUnavailable(error: unknown): string | undefined {
  * so that any operation, even one unsafe to repeat, may be sent elsewhere.
  */
 export function isUndelivered(error: unknown): boolean {
-  if (error instanceof A2ATransportError) {
-    return error.status === undefined && UNDELIVERED_CODES.includes(error.code ?? '');
-  }
-  const details = grpcLocalUnavailable(error);
-  return (
-    details !== undefined &&
-    (/^No connection established|^Name resolution failed/.test(details) ||
-      UNDELIVERED_CODES.some((c) => details.includes(c)))
-  );
+  if (!(error instanceof A2ATransportError) || error.status !== undefined) return false;
+  return UNDELIVERED_CODES.includes(error.code ?? '') || grpcNeverConnected(error);
 }
 
 /**
  * True when `error` is a failure of the transport rather than an answer of an A2A server:
- * network errors, HTTP errors without an A2A body, gRPC UNAVAILABLE raised by grpc-js.
+ * network errors (gRPC's UNAVAILABLE from the channel included), HTTP errors without an A2A body.
  */
 export function isTransportFailure(error: unknown): boolean {
-  return error instanceof A2ATransportError || grpcLocalUnavailable(error) !== undefined;
+  return error instanceof A2ATransportError;
 }
 
 /** Turns a StreamResponse into a tagged event. */
