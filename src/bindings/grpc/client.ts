@@ -128,6 +128,10 @@ export class GrpcTransport implements Transport {
         'grpc.keepalive_time_ms': keepalive.timeMs ?? 30_000,
         'grpc.keepalive_timeout_ms': keepalive.timeoutMs ?? 10_000,
         'grpc.keepalive_permit_without_calls': keepalive.permitWithoutCalls === false ? 0 : 1,
+        // grpc-js waits up to 2 minutes between reconnections by default: after an outage the
+        // channel would sleep through the caller's retries. Reconnect at the pace of ours.
+        'grpc.initial_reconnect_backoff_ms': 500,
+        'grpc.max_reconnect_backoff_ms': 5_000,
         ...options.channelOptions,
       },
     );
