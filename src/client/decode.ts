@@ -19,7 +19,7 @@ import {
   TaskStatusUpdateEvent,
   type StreamResponse,
 } from '../model/schema.js';
-import { OneOf } from '../model/schema-kit.js';
+import { OneOf, oneofMembers } from '../model/schema-kit.js';
 import { MAX_ID_LENGTH } from '../model/ids.js';
 import { A2AInvalidResponseError } from './errors.js';
 
@@ -152,15 +152,17 @@ export function fillDefaults(schema: TSchema, value: unknown, depth = 0): unknow
   if (depth > 32) return value;
   const kind = schema[Kind] as string;
   if (kind === 'Union') {
-    if (!isObject(value)) return value;
-    // A oneof: the variant whose member is present decides.
-    for (const variant of (schema as TSchema & { anyOf: TSchema[] }).anyOf) {
-      const props = (variant as TSchema & { properties?: Record<string, TSchema> }).properties;
-      const member =
-        props && Object.keys(props).find((k) => value[k] !== undefined && props[k]?.[Kind] !== 'Never');
-      if (member) return fillDefaults(variant, value, depth + 1);
-    }
-    return value;
+    // A oneof: the variant of the member that is present decides (none or several: left as
+    // is, for the check to name).
+    const members = oneofMembers(schema);
+    if (!members || !isObject(value)) return value;
+    const present = members.filter((m) => value[m] !== undefined);
+    if (present.length !== 1) return value;
+    const member = present[0] as string;
+    const variant = (schema as TSchema & { anyOf: TSchema[] }).anyOf.find(
+      (v) => (v as TSchema & { properties: Record<string, TSchema> }).properties[member]?.[Kind] !== 'Never',
+    );
+    return variant ? fillDefaults(variant, value, depth + 1) : value;
   }
   if (kind === 'Array') {
     const items = (schema as TSchema & { items: TSchema }).items;

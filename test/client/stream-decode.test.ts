@@ -25,7 +25,10 @@ const SCRIPTS: Record<string, unknown[]> = {
     {
       artifactUpdate: {
         taskId: 'ok',
-        artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+        artifact: {
+          artifactId: 'a',
+          parts: [{ text: 'x' }, { url: 'https://example.com/y', mediaType: 'text/plain' }],
+        },
         lastChunk: true,
       },
     },
@@ -105,6 +108,10 @@ describe('stream events decode alike on every binding', () => {
     const json = seen.JSONRPC as StreamResponse[];
     assert.equal(json.length, 3);
     assert.equal(json[1]?.artifactUpdate?.contextId, '');
+    assert.deepEqual(json[1]?.artifactUpdate?.artifact.parts[1], {
+      url: 'https://example.com/y',
+      mediaType: 'text/plain',
+    });
     assert.equal(json[2]?.statusUpdate?.contextId, '');
     assert.equal(json[2]?.statusUpdate?.status.state, 'TASK_STATE_CANCELED');
     assert.deepEqual(seen.REST, json);
