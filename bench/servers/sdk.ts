@@ -85,7 +85,7 @@ class SdkBenchExecutor implements AgentExecutor {
             artifactId: 'out',
             name: '',
             description: '',
-            parts: [textPart(verb === 'stream' ? `chunk ${i}` : arg)],
+            parts: [textPart(verb === 'stream' ? `chunk-${i + 1}` : arg)],
             metadata: undefined,
             extensions: [],
           },

@@ -4,8 +4,8 @@
  *
  * - `echo:<s>`       a direct Message with one text part `<s>`
  * - `task:<s>`       a Task: WORKING, artifact `out` = `<s>`, COMPLETED
- * - `stream:<n>`     a Task: WORKING, `n` chunks of artifact `out` (append after the first,
- *                    lastChunk on the last), COMPLETED
+ * - `stream:<n>`     a Task: WORKING, `n` chunks of artifact `out` with texts `chunk-1` ...
+ *                    `chunk-<n>` (append after the first, lastChunk on the last), COMPLETED
  * - `slow:<ms>`      a Task: WORKING, then COMPLETED after `<ms>` ms with `out` = `slept <ms>`;
  *                    CancelTask meanwhile cancels it at once
  * - `input:<q>`      a Task in INPUT_REQUIRED asking `<q>`; the next message on that task
@@ -57,7 +57,7 @@ async function streamChunks(n: number, ctx: RequestContext, events: TaskEventSin
   for (let i = 0; i < n; i++) {
     if (ctx.signal.aborted) return;
     await events.artifact(
-      { artifactId: BENCH_ARTIFACT_ID, text: `chunk ${i}` },
+      { artifactId: BENCH_ARTIFACT_ID, text: `chunk-${i + 1}` },
       { append: i > 0, lastChunk: i === n - 1 },
     );
   }
@@ -143,7 +143,7 @@ export const benchCard: BuiltInCard = {
     {
       id: 'stream',
       name: 'Stream',
-      description: 'stream:<n> streams n chunks of artifact "out".',
+      description: 'stream:<n> streams n chunks of artifact "out": chunk-1 ... chunk-<n>.',
       tags: ['bench', 'streaming'],
       examples: ['stream:100'],
     },

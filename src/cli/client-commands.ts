@@ -17,15 +17,32 @@ export interface ClientCommandIO {
   out: (line: string) => void;
   err: (line: string) => void;
   setExitCode: (code: number) => void;
+  /** Aborted when the reader of `out` went away (a closed pipe): the command stops quietly. */
+  outputClosed?: AbortSignal;
 }
 
-const defaultIO: ClientCommandIO = {
-  out: (l) => process.stdout.write(`${l}\n`),
-  err: (l) => process.stderr.write(`${l}\n`),
-  setExitCode: (c) => {
-    process.exitCode = c;
-  },
-};
+/**
+ * The process's stdout and stderr. A closed stdout (`a2a send ... | head -2`: EPIPE) is not a
+ * failure of the command: it stops what it is doing, prints nothing more and exits 0, as a
+ * reader that has seen enough is the reader's choice.
+ */
+function processIO(): ClientCommandIO {
+  const closed = new AbortController();
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed.abort(error);
+  });
+  return {
+    out: (l) => {
+      if (!closed.signal.aborted) process.stdout.write(`${l}\n`);
+    },
+    err: (l) => process.stderr.write(`${l}\n`),
+    setExitCode: (c) => {
+      if (!closed.signal.aborted) process.exitCode = c;
+    },
+    outputClosed: closed.signal,
+  };
+}
 
 const FAILED_STATES = new Set<string>([TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
 const short = (state: string) =>
@@ -79,6 +96,7 @@ function printEvent(io: ClientCommandIO, event: StreamEvent): void {
 }
 
 function fail(io: ClientCommandIO, error: unknown): void {
+  if (io.outputClosed?.aborted) return; // the reader left: nothing to report to anyone
   io.err(pc.red(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`));
   io.setExitCode(1);
 }
@@ -94,7 +112,7 @@ async function connect(url: string, binding: string | undefined): Promise<A2ACli
 }
 
 /** Adds `card`, `send` and `get` to the `a2a` program. */
-export function registerClientCommands(program: Command, io: ClientCommandIO = defaultIO): void {
+export function registerClientCommands(program: Command, io: ClientCommandIO = processIO()): void {
   program
     .command('card <url>')
     .description("fetch and validate an agent's card")
@@ -138,7 +156,7 @@ export function registerClientCommands(program: Command, io: ClientCommandIO = d
         let client: A2AClient | undefined;
         try {
           client = await connect(url, opts.binding);
-          const input = { text, taskId: opts.task, contextId: opts.context };
+          const input = { text, taskId: opts.task, contextId: opts.context, signal: io.outputClosed };
           let finalState: string | undefined;
           if (opts.stream) {
             for await (const event of client.stream(input)) {

@@ -92,6 +92,9 @@ export async function createTransport(
     const grpc = new mod.GrpcTransport(grpcTarget(iface.url), {
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.extensions && options.extensions.length > 0 ? { extensions: options.extensions } : {}),
+      ...(options.streamIdleTimeoutMs !== undefined
+        ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs }
+        : {}),
       ...options.grpc,
     });
     inner = new GrpcCallDefaults(grpc, options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);

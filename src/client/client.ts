@@ -154,8 +154,16 @@ export interface WaitOptions {
 /** Options of the resilient stream helpers. */
 export interface FollowOptions {
   signal?: AbortSignal;
-  /** Reconnect attempts in a row before giving up. @default 5 */
+  /**
+   * Failed reconnection steps in a row (a broken stream, a failed GetTask, a refused
+   * resubscription) before giving up; any event received resets the count. With the default
+   * delays, 5 steps ride out an outage of at least 3 s. @default 5
+   */
   maxReconnects?: number;
+  /** Delay before the first reconnection step; doubles per failed step. @default 200 */
+  reconnectBaseDelayMs?: number;
+  /** Cap of the reconnection delay. @default 3000 */
+  reconnectMaxDelayMs?: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -178,6 +186,26 @@ export function backoff(attempt: number, baseMs: number, maxMs: number): number 
   return Math.random() * Math.min(maxMs, baseMs * 2 ** attempt);
 }
 
+/**
+ * The wait before reconnection step `attempt` (1-based): capped exponential backoff with
+ * "equal jitter" (between half and all of the step's delay), so that a number of steps is
+ * also a known minimum of time survived.
+ */
+function reconnectDelay(attempt: number, baseMs: number, maxMs: number): number {
+  const step = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
+  return step / 2 + (Math.random() * step) / 2;
+}
+
+/** Failures a follow reconnects after: the network, timeouts, cut streams, UNAVAILABLE. */
+function isTransient(error: unknown): boolean {
+  return (
+    error instanceof A2ATransportError ||
+    error instanceof A2ATimeoutError ||
+    (error instanceof A2AInvalidResponseError && error.reason === 'truncated-stream') ||
+    isRetryable(error)
+  );
+}
+
 /** True for failures worth retrying: refused/reset connections, 502/503/504, UNAVAILABLE. */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof A2AError) return error.code === 'Unavailable';
@@ -198,16 +226,10 @@ const UNDELIVERED_CODES = [
   'EADDRNOTAVAIL',
 ];
 
-/**
- * A gRPC UNAVAILABLE made by grpc-js itself (no A2A error details from a server). Its text
- * tells whether a connection was ever made.
- */
-function grpcLocalUnavailable(error: unknown): string | undefined {
-  if (!(error instanceof A2AError) || error.code !== 'Unavailable') return undefined;
-  const raw = error.raw as { code?: unknown; details?: unknown; metadata?: { get?(key: string): unknown[] } };
-  if (typeof raw?.code !== 'number' || typeof raw.details !== 'string') return undefined;
-  if ((raw.metadata?.get?.('grpc-status-details-bin') ?? []).length > 0) return undefined;
-  return raw.details;
+/** grpc-js's text for a call that never got a connection (the request was not sent). */
+function grpcNeverConnected(error: A2ATransportError): boolean {
+  const details = (error.cause as { details?: unknown } | undefined)?.details;
+  return typeof details === 'string' && /^No connection established|^Name resolution failed/.test(details);
 }
 
 /**
@@ -215,23 +237,16 @@ function grpcLocalUnavailable(error: unknown): string | undefined {
  * so that any operation, even one unsafe to repeat, may be sent elsewhere.
  */
 export function isUndelivered(error: unknown): boolean {
-  if (error instanceof A2ATransportError) {
-    return error.status === undefined && UNDELIVERED_CODES.includes(error.code ?? '');
-  }
-  const details = grpcLocalUnavailable(error);
-  return (
-    details !== undefined &&
-    (/^No connection established|^Name resolution failed/.test(details) ||
-      UNDELIVERED_CODES.some((c) => details.includes(c)))
-  );
+  if (!(error instanceof A2ATransportError) || error.status !== undefined) return false;
+  return UNDELIVERED_CODES.includes(error.code ?? '') || grpcNeverConnected(error);
 }
 
 /**
  * True when `error` is a failure of the transport rather than an answer of an A2A server:
- * network errors, HTTP errors without an A2A body, gRPC UNAVAILABLE raised by grpc-js.
+ * network errors (gRPC's UNAVAILABLE from the channel included), HTTP errors without an A2A body.
  */
 export function isTransportFailure(error: unknown): boolean {
-  return error instanceof A2ATransportError || grpcLocalUnavailable(error) !== undefined;
+  return error instanceof A2ATransportError;
 }
 
 /** Turns a StreamResponse into a tagged event. */
@@ -426,9 +441,10 @@ export class A2AClient {
     run: (transport: Transport, options: CallOptions) => Promise<R>,
     safe: boolean,
     base: CallOptions = {},
+    maxAttempts = Infinity,
   ): Promise<R> {
     const retry = this.options.retry === false ? { attempts: 1 } : (this.options.retry ?? {});
-    const attempts = safe ? Math.max(1, retry.attempts ?? 3) : 1;
+    const attempts = safe ? Math.max(1, Math.min(maxAttempts, retry.attempts ?? 3)) : 1;
     let reauthed = false;
     let index = this.active;
     let transport = this.current;
@@ -809,16 +825,25 @@ export class A2AClient {
     yield* this.follow(undefined, taskId, options);
   }
 
+  /**
+   * The loop behind {@link streamResilient} and {@link followTask}: read a stream until the
+   * task is terminal or interrupted (INPUT_REQUIRED, AUTH_REQUIRED); when it ends or breaks
+   * first, reconcile with GetTask and resubscribe. Every step of a reconnection may fail and
+   * is retried with capped backoff until `maxReconnects` failed steps in a row.
+   */
   private async *follow(
     first: (() => AsyncIterable<StreamEvent>) | undefined,
     knownTaskId: string | undefined,
     options: FollowOptions,
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const seen = new Set<string>();
+    const signal = options.signal;
     let taskId = knownTaskId;
     let state: TaskState | undefined;
     let failures = 0;
     const maxReconnects = options.maxReconnects ?? 5;
+    const baseMs = options.reconnectBaseDelayMs ?? 200;
+    const maxMs = options.reconnectMaxDelayMs ?? 3000;
     const finished = () => state !== undefined && (isTerminalState(state) || isInterruptedState(state));
     // Yields an event unless its status was already seen; tracks the task's state.
     const accept = (event: StreamEvent): boolean => {
@@ -833,13 +858,43 @@ export class A2AClient {
       }
       return true;
     };
-    let subscribing = first === undefined;
-    let open: () => AsyncIterable<StreamEvent> =
-      first ?? (() => this.subscribeToTask(taskId as string, { signal: options.signal }));
+    // One failed step: wait and go on, or give up with `error`.
+    const stepFailed = async (error: unknown): Promise<void> => {
+      if (!isTransient(error) || !taskId || signal?.aborted) throw error;
+      if (++failures > maxReconnects) throw error;
+      await sleep(reconnectDelay(failures, baseMs, maxMs), signal);
+    };
+    let open = first;
+    let reconcile = false;
     for (;;) {
+      if (reconcile) {
+        // The stream ended or broke before the task settled (D3, CLI-STREAM-2/5).
+        let task: Task;
+        try {
+          task = await this.invoke(
+            'GetTask',
+            { id: taskId },
+            (t, o) => t.getTask({ id: taskId as string }, o),
+            true,
+            { signal },
+            1, // this loop is the retry policy
+          );
+        } catch (error) {
+          await stepFailed(error);
+          continue;
+        }
+        reconcile = false;
+        const event: StreamEvent = { kind: 'task', task };
+        if (accept(event)) yield event;
+        if (finished()) return;
+      }
+      const subscribing = open === undefined;
+      const id = taskId as string;
+      const events = open ? open() : this.subscribeToTask(id, { signal });
+      open = undefined;
       let got = false;
       try {
-        for await (const event of open()) {
+        for await (const event of events) {
           got = true;
           failures = 0;
           if (event.kind === 'message' && !taskId) {
@@ -847,37 +902,21 @@ export class A2AClient {
             return; // a direct reply: nothing to follow
           }
           if (accept(event)) yield event;
-          if (state !== undefined && isTerminalState(state)) return;
+          if (finished()) return;
         }
       } catch (error) {
-        // A resubscription refused because the task ended meanwhile: GetTask below reconciles.
+        // A resubscription refused because the task ended meanwhile: GetTask reconciles.
         const endedMeanwhile =
           subscribing && !got && error instanceof A2AError && error.code === 'UnsupportedOperation';
-        const transient =
-          error instanceof A2ATransportError ||
-          error instanceof A2ATimeoutError ||
-          (error instanceof A2AInvalidResponseError && error.reason === 'truncated-stream') ||
-          isRetryable(error);
-        if (!endedMeanwhile) {
-          if (!transient || !taskId || options.signal?.aborted) throw error;
-          if (++failures > maxReconnects) throw error;
-          await sleep(backoff(failures, 200, 3000), options.signal);
-        }
+        if (!endedMeanwhile) await stepFailed(error);
+        reconcile = true;
+        continue;
       }
       if (!taskId) return;
-      if (finished()) return;
       // A server that keeps closing streams at once must not make us spin.
-      if (!got && ++failures > maxReconnects) {
-        throw new A2ATransportError(`the stream of task ${taskId} kept closing without events`);
-      }
-      // Reconcile: the stream ended or broke before a terminal state (D3, CLI-STREAM-2/5).
-      const task = await this.getTask(taskId, { signal: options.signal });
-      const event: StreamEvent = { kind: 'task', task };
-      if (accept(event)) yield event;
-      if (finished()) return;
-      const id = taskId;
-      subscribing = true;
-      open = () => this.subscribeToTask(id, { signal: options.signal });
+      if (!got)
+        await stepFailed(new A2ATransportError(`the stream of task ${taskId} kept closing without events`));
+      reconcile = true;
     }
   }
 

@@ -3,7 +3,7 @@
  * (CLI-JSON-3, D13) and validated responses, lenient where the spec asks clients to be
  * (unknown fields ignored, unknown enum values read as UNSPECIFIED, absent = default).
  */
-import type { TSchema, Static } from '@sinclair/typebox';
+import { Kind, OptionalKind, Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { A2AError } from '../errors/index.js';
 import {
   fromJsonRpcError as decodeJsonRpcError,
@@ -12,6 +12,15 @@ import {
 } from '../errors/codec.js';
 import { parseRole, parseTaskState, TaskState, Role } from '../model/enums.js';
 import { compile, formatViolations, type Validator } from '../model/validate.js';
+import {
+  Message,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatusUpdateEvent,
+  type StreamResponse,
+} from '../model/schema.js';
+import { OneOf, oneofMembers } from '../model/schema-kit.js';
+import { MAX_ID_LENGTH } from '../model/ids.js';
 import { A2AInvalidResponseError } from './errors.js';
 
 type Json = Record<string, unknown>;
@@ -102,4 +111,100 @@ export function fromRestError(status: number, bodyText: string): { error: A2AErr
     recognized = readErrorDetails(env.details ?? env.data).reason !== undefined;
   }
   return { error: decodeRestError(status, bodyText), recognized };
+}
+
+// ---- stream events: one decode path for every binding ---------------------------------
+
+/**
+ * StreamResponse as a client accepts it. The proto marks the update events' `context_id`
+ * REQUIRED, but proto3 cannot tell an empty string from an absent one and ProtoJSON omits
+ * it, so a peer's update without it (the official SDK sends some so) reads as `""`, on every
+ * binding alike.
+ */
+const PeerContextId = () => Type.String({ maxLength: MAX_ID_LENGTH });
+const PeerStreamResponse = OneOf(
+  {
+    task: Task,
+    message: Message,
+    statusUpdate: Type.Object({ ...TaskStatusUpdateEvent.properties, contextId: PeerContextId() }),
+    artifactUpdate: Type.Object({ ...TaskArtifactUpdateEvent.properties, contextId: PeerContextId() }),
+  },
+  {},
+  { $id: 'StreamResponse' },
+);
+
+/**
+ * Decodes one stream event from any binding (the JSON bindings' parsed `data`, gRPC's decoded
+ * message): absent fields the schema requires get their proto3 default (`""`, `false`, `0`,
+ * `[]`, `{}`, the enum's zero value), as a protobuf decoder does, then the event is checked.
+ */
+export function decodeStreamResponse(value: unknown, what: string): StreamResponse {
+  const event = expectShape(PeerStreamResponse, fillDefaults(PeerStreamResponse, value), what);
+  return event as StreamResponse;
+}
+
+/**
+ * A copy of `value` with proto3 defaults for the absent required members of `schema`'s
+ * objects (recursively; a oneof's present member only). Members whose default would break a
+ * constraint (an empty id) are filled too and then rejected by the check, as on gRPC.
+ */
+export function fillDefaults(schema: TSchema, value: unknown, depth = 0): unknown {
+  if (depth > 32) return value;
+  const kind = schema[Kind] as string;
+  if (kind === 'Union') {
+    // A oneof: the variant of the member that is present decides (none or several: left as
+    // is, for the check to name).
+    const members = oneofMembers(schema);
+    if (!members || !isObject(value)) return value;
+    const present = members.filter((m) => value[m] !== undefined);
+    if (present.length !== 1) return value;
+    const member = present[0] as string;
+    const variant = (schema as TSchema & { anyOf: TSchema[] }).anyOf.find(
+      (v) => (v as TSchema & { properties: Record<string, TSchema> }).properties[member]?.[Kind] !== 'Never',
+    );
+    return variant ? fillDefaults(variant, value, depth + 1) : value;
+  }
+  if (kind === 'Array') {
+    const items = (schema as TSchema & { items: TSchema }).items;
+    return Array.isArray(value) ? value.map((v) => fillDefaults(items, v, depth + 1)) : value;
+  }
+  if (kind !== 'Object' || !isObject(value)) return value;
+  const props = (schema as TSchema & { properties: Record<string, TSchema> }).properties;
+  const out: Json = { ...value };
+  for (const [key, prop] of Object.entries(props)) {
+    if (key === 'data' || key === 'metadata') continue; // free JSON
+    const v = out[key];
+    if (v === undefined) {
+      if (prop[OptionalKind] !== 'Optional') {
+        const zero = protoDefault(prop);
+        if (zero !== undefined) out[key] = zero;
+      }
+    } else out[key] = fillDefaults(prop, v, depth + 1);
+  }
+  return out;
+}
+
+function protoDefault(schema: TSchema): unknown {
+  switch (schema[Kind]) {
+    case 'String':
+      return '';
+    case 'Boolean':
+      return false;
+    case 'Integer':
+    case 'Number':
+      return 0;
+    case 'Array':
+      return [];
+    case 'Record':
+      return {};
+    case 'Object':
+      return fillDefaults(schema, {});
+    case 'Union': {
+      // An enum: its first literal is the zero value (`..._UNSPECIFIED`).
+      const first = (schema as TSchema & { anyOf: TSchema[] }).anyOf[0] as TSchema & { const?: unknown };
+      return first?.[Kind] === 'Literal' ? first.const : undefined;
+    }
+    default:
+      return undefined;
+  }
 }

@@ -1,9 +1,10 @@
 /**
- * Checks a stream's events belong together: every task event names the same task (the one
- * subscribed to, or the one the first event introduced). Unknown StreamResponse members
- * are skipped (CLI-STREAM-4).
+ * The one path every binding's stream events take: unknown StreamResponse members are skipped
+ * (CLI-STREAM-4), each event is decoded alike ({@link decodeStreamResponse}), and every task
+ * event must name the same task (the one subscribed to, or the one the first event introduced).
  */
 import type { StreamResponse } from '../model/schema.js';
+import { decodeStreamResponse } from './decode.js';
 import { A2AInvalidResponseError } from './errors.js';
 
 const MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'] as const;
@@ -43,5 +44,23 @@ export async function* guardTask(
       }
     }
     yield event;
+  }
+}
+
+/**
+ * Decodes and guards a binding's raw stream events (parsed JSON or decoded protobuf), the same
+ * way on every binding. `what` names the operation in error messages.
+ */
+export async function* decodeStream(
+  raw: AsyncIterable<unknown>,
+  what: string,
+  expectedTaskId?: string,
+): AsyncGenerator<StreamResponse, void, undefined> {
+  yield* guardTask(decodeAll(raw, what), expectedTaskId);
+}
+
+async function* decodeAll(raw: AsyncIterable<unknown>, what: string): AsyncGenerator<StreamResponse> {
+  for await (const value of raw) {
+    if (hasKnownMember(value)) yield decodeStreamResponse(value, `${what} stream event`);
   }
 }

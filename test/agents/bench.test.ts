@@ -138,6 +138,8 @@ describe('bench agent', () => {
     assert.equal(chunks.length, 4);
     chunks.forEach((chunk, i) => {
       assert.equal(chunk.artifact.artifactId, 'out');
+      // The external benchmark harness checks these texts: 1-based, with a hyphen.
+      assert.deepEqual(chunk.artifact.parts, [{ text: `chunk-${i + 1}` }]);
       assert.equal(chunk.append ?? false, i > 0);
       assert.equal(chunk.lastChunk ?? false, i === 3);
     });

@@ -106,9 +106,9 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
     assert.deepEqual(
       chunks.map((c) => [c.artifact.parts[0]?.text, c.append ?? false, c.lastChunk ?? false]),
       [
-        ['chunk 0', false, false],
-        ['chunk 1', true, false],
-        ['chunk 2', true, true],
+        ['chunk-1', false, false],
+        ['chunk-2', true, false],
+        ['chunk-3', true, true],
       ],
     );
     const last = events[4]!.statusUpdate as { status: { state: string } };

@@ -292,11 +292,11 @@ const scenarios: Scenario[] = [
       assert.deepEqual(
         chunks.map((c) => [c.artifact.parts[0]?.text, c.append ?? false, c.lastChunk ?? false]),
         [
-          ['chunk 0', false, false],
-          ['chunk 1', true, false],
-          ['chunk 2', true, false],
-          ['chunk 3', true, false],
-          ['chunk 4', true, true],
+          ['chunk-1', false, false],
+          ['chunk-2', true, false],
+          ['chunk-3', true, false],
+          ['chunk-4', true, false],
+          ['chunk-5', true, true],
         ],
       );
       const last = events.at(-1);
@@ -306,7 +306,7 @@ const scenarios: Scenario[] = [
       assert.equal(task.status.state, TaskState.COMPLETED);
       assert.deepEqual(
         task.artifacts?.[0]?.parts.map((p) => p.text),
-        ['chunk 0', 'chunk 1', 'chunk 2', 'chunk 3', 'chunk 4'],
+        ['chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5'],
       );
     },
   },

@@ -148,7 +148,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
       const taskId = events[0]?.payload?.$case === 'task' ? events[0].payload.value.id : '';
       const stored = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
       assert.equal(stored.status?.state, TaskState.TASK_STATE_COMPLETED);
-      assert.equal(artifactText(stored), 'chunk 0chunk 1chunk 2chunk 3chunk 4');
+      assert.equal(artifactText(stored), 'chunk-1chunk-2chunk-3chunk-4chunk-5');
     });
 
     test('ListTasks finds tasks by context', async () => {

@@ -32,6 +32,8 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 
 /** Options of {@link startSdkServer}. */
 export interface SdkServerOptions {
@@ -39,6 +41,8 @@ export interface SdkServerOptions {
   stepMs?: number;
   /** Order of interfaces on the card. @default ['JSONRPC', 'HTTP+JSON'] */
   bindings?: ('JSONRPC' | 'HTTP+JSON')[];
+  /** Also serve the SDK's gRPC service on its own port, listed last on the card. @default false */
+  grpc?: boolean;
 }
 
 /** A running SDK server. */
@@ -195,15 +199,28 @@ export async function startSdkServer(options: SdkServerOptions = {}): Promise<Sd
   });
   const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
   const bindings = options.bindings ?? ['JSONRPC', 'HTTP+JSON'];
+  const grpcServer = options.grpc ? new GrpcServer() : undefined;
+  const grpcPort = grpcServer
+    ? await new Promise<number>((resolve, reject) =>
+        grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) =>
+          e ? reject(e) : resolve(p),
+        ),
+      )
+    : undefined;
   const card = SdkAgentCard.fromJSON({
     name: 'sdk-test-agent',
     description: 'A scripted agent on @a2a-js/sdk',
     version: '1.0.0',
-    supportedInterfaces: bindings.map((b) => ({
-      url: b === 'JSONRPC' ? `${url}/a2a/jsonrpc` : `${url}/a2a/rest`,
-      protocolBinding: b,
-      protocolVersion: '1.0',
-    })),
+    supportedInterfaces: [
+      ...bindings.map((b) => ({
+        url: b === 'JSONRPC' ? `${url}/a2a/jsonrpc` : `${url}/a2a/rest`,
+        protocolBinding: b,
+        protocolVersion: '1.0',
+      })),
+      ...(grpcPort
+        ? [{ url: `127.0.0.1:${grpcPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }]
+        : []),
+    ],
     capabilities: { streaming: true, pushNotifications: true },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
@@ -224,12 +241,17 @@ export async function startSdkServer(options: SdkServerOptions = {}): Promise<Sd
     jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
   );
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  grpcServer?.addService(
+    A2AService,
+    grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication }),
+  );
   return {
     url,
     cardUrl: `${url}/.well-known/agent-card.json`,
     sockets,
     ...state,
     async close() {
+      grpcServer?.forceShutdown();
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -18,6 +18,8 @@ import type { A2AMethod } from '../../model/operations.js';
 import { PROTOCOL_VERSION } from '../../model/operations.js';
 import type * as model from '../../model/schema.js';
 import type { CallOptions, Transport } from '../../client/transport.js';
+import { decodeStream } from '../../client/stream-guard.js';
+import { A2ATimeoutError, A2ATransportError } from '../../client/errors.js';
 import { GRPC_METHODS, type GrpcMethod } from './service.js';
 import { asBuffer, decodeMessage, encodeFast, fillRequired, fromGrpcError, isServiceError } from './wire.js';
 
@@ -46,6 +48,12 @@ export interface GrpcTransportOptions {
   extensions?: readonly string[];
   /** Metadata sent on every call (e.g. `authorization`); keys are lowercased. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * A stream with no message for this long fails with {@link A2ATimeoutError} (the resilient
+   * helpers then reconnect), as on the HTTP bindings. gRPC has no keep-alive messages: a task
+   * that is silent this long counts as idle. @default 60000
+   */
+  streamIdleTimeoutMs?: number;
   /** Extra grpc-js channel options, applied last. */
   channelOptions?: ChannelOptions;
 }
@@ -61,6 +69,29 @@ function parseTarget(target: string): { address: string; tls: boolean } {
 
 function timeoutError(ms: number): Error {
   return new DOMException(`The gRPC call timed out after ${ms} ms`, 'TimeoutError');
+}
+
+/**
+ * A connection failure reported by grpc-js, as {@link A2ATransportError} with the network code
+ * found in its text (`connect ECONNREFUSED ...`), or the one its wording implies.
+ */
+function channelFailure(
+  err: Error & { details?: string },
+  method: string,
+  address: string,
+): A2ATransportError {
+  const details = err.details ?? err.message;
+  const code =
+    /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+)\b/.exec(details)?.[1] ??
+    (/^Name resolution failed/i.test(details)
+      ? 'ENOTFOUND'
+      : /connection dropped|connection closed|stream closed|goaway/i.test(details)
+        ? 'ECONNRESET'
+        : undefined);
+  return new A2ATransportError(
+    `gRPC ${method} to ${address} failed: ${code ? `${code} (${details})` : details}`,
+    { cause: err, code },
+  );
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -79,9 +110,13 @@ export class GrpcTransport implements Transport {
   readonly binding = 'GRPC';
   private readonly client: Client;
   private readonly baseHeaders: [string, string][];
+  private readonly address: string;
+  private readonly idleMs: number;
 
   constructor(target: string, options: GrpcTransportOptions = {}) {
     const { address, tls } = parseTarget(target);
+    this.address = address;
+    this.idleMs = options.streamIdleTimeoutMs ?? 60_000;
     const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
     const keepalive = options.keepalive ?? {};
     this.client = new Client(
@@ -93,6 +128,10 @@ export class GrpcTransport implements Transport {
         'grpc.keepalive_time_ms': keepalive.timeMs ?? 30_000,
         'grpc.keepalive_timeout_ms': keepalive.timeoutMs ?? 10_000,
         'grpc.keepalive_permit_without_calls': keepalive.permitWithoutCalls === false ? 0 : 1,
+        // grpc-js waits up to 2 minutes between reconnections by default: after an outage the
+        // channel would sleep through the caller's retries. Reconnect at the pace of ours.
+        'grpc.initial_reconnect_backoff_ms': 500,
+        'grpc.max_reconnect_backoff_ms': 5_000,
         ...options.channelOptions,
       },
     );
@@ -110,7 +149,11 @@ export class GrpcTransport implements Transport {
     request: model.SendMessageRequest,
     options?: CallOptions,
   ): AsyncIterable<model.StreamResponse> {
-    return this.stream('SendStreamingMessage', request, options);
+    return decodeStream(
+      this.stream('SendStreamingMessage', request, options),
+      'SendStreamingMessage',
+      request.message.taskId || undefined,
+    );
   }
   getTask(request: model.GetTaskRequest, options?: CallOptions): Promise<model.Task> {
     return this.unary('GetTask', request, options);
@@ -129,7 +172,7 @@ export class GrpcTransport implements Transport {
     request: model.SubscribeToTaskRequest,
     options?: CallOptions,
   ): AsyncIterable<model.StreamResponse> {
-    return this.stream('SubscribeToTask', request, options);
+    return decodeStream(this.stream('SubscribeToTask', request, options), 'SubscribeToTask', request.id);
   }
   createTaskPushNotificationConfig(
     request: model.TaskPushNotificationConfig,
@@ -202,11 +245,17 @@ export class GrpcTransport implements Transport {
     return (bytes) => fillRequired(m.output, decodeMessage(m.output, bytes));
   }
 
-  private failure(err: unknown, options: CallOptions | undefined): unknown {
+  private failure(err: unknown, options: CallOptions | undefined, method: A2AMethod): unknown {
     if (options?.signal?.aborted) return abortReason(options.signal);
     if (!isServiceError(err)) return err;
     if (err.code === GrpcStatus.DEADLINE_EXCEEDED && options?.timeoutMs !== undefined) {
       return timeoutError(options.timeoutMs);
+    }
+    // UNAVAILABLE without A2A error details is grpc-js's own report about the connection
+    // (refused, unknown host, dropped): a transport failure, as on the HTTP bindings. A server
+    // that answers UNAVAILABLE with details sent a protocol error, decoded below.
+    if (err.code === GrpcStatus.UNAVAILABLE && err.metadata.get('grpc-status-details-bin').length === 0) {
+      return channelFailure(err, method, this.address);
     }
     return fromGrpcError(err);
   }
@@ -231,7 +280,7 @@ export class GrpcTransport implements Transport {
         this.callOptions(options),
         (err, value) => {
           signal?.removeEventListener('abort', onAbort);
-          if (err) reject(this.failure(err, options));
+          if (err) reject(this.failure(err, options, method));
           else resolve(value as T);
         },
       );
@@ -244,7 +293,7 @@ export class GrpcTransport implements Transport {
     method: A2AMethod,
     request: unknown,
     options: CallOptions | undefined,
-  ): AsyncGenerator<model.StreamResponse, void, undefined> {
+  ): AsyncGenerator<unknown, void, undefined> {
     const m = GRPC_METHODS[method];
     const signal = options?.signal;
     if (signal?.aborted) throw abortReason(signal);
@@ -259,11 +308,30 @@ export class GrpcTransport implements Transport {
     );
     const onAbort = (): void => call.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
+    // Idle time is time spent waiting for the server, not time the consumer spends on an event.
+    let idle = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        idle = true;
+        call.cancel();
+      }, this.idleMs);
+    };
     try {
-      for await (const event of call) yield event as model.StreamResponse;
+      arm();
+      for await (const event of call) {
+        clearTimeout(timer);
+        yield event;
+        arm();
+      }
     } catch (err) {
-      throw this.failure(err, options);
+      if (idle && !signal?.aborted) {
+        throw new A2ATimeoutError(`stream idle for more than ${this.idleMs} ms`, this.idleMs);
+      }
+      throw this.failure(err, options, method);
     } finally {
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       // A consumer that stops early ends the call; the task on the server keeps running.
       call.on('error', () => undefined);

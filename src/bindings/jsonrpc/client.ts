@@ -8,7 +8,7 @@ import {
   ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   SendMessageResponse,
-  StreamResponse,
+  type StreamResponse,
   Task,
   TaskPushNotificationConfig,
   type CancelTaskRequest,
@@ -28,7 +28,7 @@ import type { CallOptions, Transport } from '../../client/transport.js';
 import { A2AInvalidResponseError, A2ATransportError } from '../../client/errors.js';
 import { expectShape, fromJsonRpcError, parseJson } from '../../client/decode.js';
 import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../../client/http.js';
-import { guardTask, hasKnownMember } from '../../client/stream-guard.js';
+import { decodeStream } from '../../client/stream-guard.js';
 import { readSseData } from '../sse-parse.js';
 
 /** Options of {@link JsonRpcTransport}. */
@@ -97,7 +97,7 @@ export class JsonRpcTransport implements Transport {
     method: A2AMethod,
     params: unknown,
     options: CallOptions | undefined,
-  ): AsyncGenerator<StreamResponse, void, undefined> {
+  ): AsyncGenerator<unknown, void, undefined> {
     const { id, body } = this.envelope(method, params);
     const { response, done } = await sendHttp(
       this.options,
@@ -123,9 +123,7 @@ export class JsonRpcTransport implements Transport {
       idleTimeoutMs: this.options.streamIdleTimeoutMs,
       signal: options?.signal,
     })) {
-      const result = this.unwrap(data, 200, id, `${method} stream event`);
-      if (!hasKnownMember(result)) continue;
-      yield expectShape(StreamResponse, result, `${method} stream event`);
+      yield this.unwrap(data, 200, id, `${method} stream event`);
     }
   }
 
@@ -133,8 +131,9 @@ export class JsonRpcTransport implements Transport {
     return this.call('SendMessage', request, SendMessageResponse, options);
   }
   sendStreamingMessage(request: SendMessageRequest, options?: CallOptions): AsyncIterable<StreamResponse> {
-    return guardTask(
+    return decodeStream(
       this.stream('SendStreamingMessage', request, options),
+      'SendStreamingMessage',
       request.message.taskId || undefined,
     );
   }
@@ -150,7 +149,7 @@ export class JsonRpcTransport implements Transport {
     return this.call('CancelTask', request, Task, options);
   }
   subscribeToTask(request: SubscribeToTaskRequest, options?: CallOptions): AsyncIterable<StreamResponse> {
-    return guardTask(this.stream('SubscribeToTask', request, options), request.id);
+    return decodeStream(this.stream('SubscribeToTask', request, options), 'SubscribeToTask', request.id);
   }
   createTaskPushNotificationConfig(
     request: TaskPushNotificationConfig,

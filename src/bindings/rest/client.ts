@@ -9,7 +9,7 @@ import {
   ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   SendMessageResponse,
-  StreamResponse,
+  type StreamResponse,
   Task,
   TaskPushNotificationConfig,
   type CancelTaskRequest,
@@ -24,7 +24,8 @@ import {
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
 import type { CallOptions, Transport } from '../../client/transport.js';
-import { A2AInvalidResponseError } from '../../client/errors.js';
+import type { A2AError } from '../../errors/index.js';
+import { A2AInvalidResponseError, A2ATransportError } from '../../client/errors.js';
 import { expectShape, fromRestError, parseJson } from '../../client/decode.js';
 import {
   isEventStream,
@@ -33,7 +34,7 @@ import {
   type HttpCall,
   type HttpTransportOptions,
 } from '../../client/http.js';
-import { guardTask, hasKnownMember } from '../../client/stream-guard.js';
+import { decodeStream } from '../../client/stream-guard.js';
 import { readSseData } from '../sse-parse.js';
 import { listDefaults } from '../jsonrpc/client.js';
 
@@ -79,7 +80,7 @@ export class RestTransport implements Transport {
   ): Promise<Static<S>> {
     const { response, done } = await sendHttp(this.options, { ...call, accept: ACCEPT_JSON }, options);
     const text = await readText(response, call.url, done, options?.signal);
-    if (response.status < 200 || response.status > 299) throw fromRestError(response.status, text).error;
+    if (response.status < 200 || response.status > 299) throw restFailure(response, text, what);
     const body: unknown = text.trim() === '' ? {} : parseJson(text, `${what} response`);
     if (!schema) return (body ?? {}) as Static<S>;
     return expectShape(schema, fill ? fill(body) : body, `${what} response`);
@@ -90,7 +91,7 @@ export class RestTransport implements Transport {
     call: Omit<HttpCall, 'accept'>,
     options: CallOptions | undefined,
     fallbackGet?: () => Omit<HttpCall, 'accept'>,
-  ): AsyncGenerator<StreamResponse, void, undefined> {
+  ): AsyncGenerator<unknown, void, undefined> {
     let attempt = call;
     let { response, done } = await sendHttp(
       this.options,
@@ -114,7 +115,7 @@ export class RestTransport implements Transport {
     }
     if (!response.ok) {
       const text = await readText(response, attempt.url, done, options?.signal);
-      throw fromRestError(response.status, text).error;
+      throw restFailure(response, text, what);
     }
     if (!isEventStream(response.headers.get('content-type')) || !response.body) {
       await readText(response, attempt.url, done, options?.signal).catch(() => '');
@@ -131,8 +132,7 @@ export class RestTransport implements Transport {
       if (typeof value === 'object' && value !== null && 'error' in value) {
         throw fromRestError(500, data).error; // G5: an error after the stream started
       }
-      if (!hasKnownMember(value)) continue;
-      yield expectShape(StreamResponse, value, `${what} stream event`);
+      yield value;
     }
   }
 
@@ -150,7 +150,7 @@ export class RestTransport implements Transport {
     );
   }
   sendStreamingMessage(request: SendMessageRequest, options?: CallOptions): AsyncIterable<StreamResponse> {
-    return guardTask(
+    return decodeStream(
       this.stream(
         'SendStreamingMessage',
         {
@@ -161,6 +161,7 @@ export class RestTransport implements Transport {
         },
         options,
       ),
+      'SendStreamingMessage',
       request.message.taskId || undefined,
     );
   }
@@ -203,8 +204,9 @@ export class RestTransport implements Transport {
     const get = (): Omit<HttpCall, 'accept'> => ({ method: 'GET', url });
     const first: Omit<HttpCall, 'accept'> =
       this.subscribeVerb === 'GET' ? get() : { method: 'POST', url, body: '{}', contentType: JSON_TYPE };
-    return guardTask(
+    return decodeStream(
       this.stream('SubscribeToTask', first, options, this.subscribeVerb === 'POST' ? get : undefined),
+      'SubscribeToTask',
       request.id,
     );
   }
@@ -285,6 +287,38 @@ export class RestTransport implements Transport {
     );
   }
   async close(): Promise<void> {}
+}
+
+/** Statuses whose meaning is HTTP's own whatever the body: credentials, and back off. */
+const HTTP_SEMANTIC_STATUSES = [401, 403, 429, 502, 503, 504];
+
+/**
+ * The error for a failed REST response. A body carrying the A2A error (its ErrorInfo reason)
+ * is that typed error. Without one, a 404 is no proof that a task is missing (a wrong URL, a
+ * proxy, a server that is not A2A): it becomes a transport error saying what came back, so
+ * that TaskNotFoundError always means the agent said so. Other statuses keep their HTTP
+ * meaning (401, 503...) or the error shape they carry.
+ */
+function restFailure(response: Response, text: string, what: string): A2AError | A2ATransportError {
+  const { error, recognized } = fromRestError(response.status, text);
+  if (recognized || HTTP_SEMANTIC_STATUSES.includes(response.status)) return error;
+  if (response.status !== 404 && looksLikeErrorJson(text)) return error;
+  const type = response.headers.get('content-type') ?? 'no content type';
+  const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return new A2ATransportError(
+    `${what} got HTTP ${response.status} (${type}) without an A2A error: ${excerpt ? JSON.stringify(excerpt) : 'empty body'}`,
+    { status: response.status },
+  );
+}
+
+/** True for a JSON object body (an error shape of some HTTP API), not HTML or plain text. */
+function looksLikeErrorJson(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 /** The request as a JSON body, without `tenant` (it is in the path, G8). */

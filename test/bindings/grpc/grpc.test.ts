@@ -9,6 +9,7 @@ import { anyUnpack } from '@bufbuild/protobuf/wkt';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { GrpcBinding } from '../../../src/bindings/grpc/server.js';
 import { GrpcTransport } from '../../../src/bindings/grpc/client.js';
+import { A2ATransportError } from '../../../src/client/errors.js';
 import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
 import { encodeMessage, STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/wire.js';
 import { StatusSchema } from '../../../src/bindings/grpc/gen/google/rpc/status_pb.js';
@@ -494,7 +495,7 @@ describe('gRPC binding limits and required extensions', () => {
     assert.deepEqual(agent.contexts.at(-1)?.requestedExtensions, [EXT_REQUIRED, 'https://unknown.test/x']);
   });
 
-  test('an unreachable server → a transport error (Unavailable)', async () => {
+  test('an unreachable server → A2ATransportError (ECONNREFUSED), as on HTTP', async () => {
     const { handler } = createTestHandler(bindingTestAgent());
     const binding = new GrpcBinding(handler);
     const port = await binding.listen(0);
@@ -502,8 +503,12 @@ describe('gRPC binding limits and required extensions', () => {
     await handler.close();
     const transport = new GrpcTransport(`127.0.0.1:${port}`);
     try {
-      const err = await rejectsWith(transport.getTask({ id: 'x' }, { timeoutMs: 5000 }), A2AError);
-      assert.equal(err.code, 'Unavailable');
+      const err = await transport.getTask({ id: 'x' }, { timeoutMs: 5000 }).then(
+        () => assert.fail('expected a transport error'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof A2ATransportError, String(err));
+      assert.equal(err.code, 'ECONNREFUSED');
     } finally {
       await transport.close();
     }
