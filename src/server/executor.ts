@@ -80,8 +80,8 @@ export interface TaskEventSink {
   artifact(artifact: ArtifactInput, options?: ArtifactChunkOptions): Promise<void>;
   /** Completes the task, optionally adding a final artifact (a string becomes a text artifact). */
   complete(artifact?: ArtifactInput | string, message?: MessageInput): Promise<void>;
-  /** Pauses in INPUT_REQUIRED with a question for the client. */
-  requireInput(question: MessageInput): Promise<void>;
+  /** Pauses in INPUT_REQUIRED, with the question for the client when there is one (a bare INPUT_REQUIRED is legal). */
+  requireInput(question?: MessageInput): Promise<void>;
   /** Pauses in AUTH_REQUIRED with an explanation of the credential needed. */
   requireAuth(explanation: MessageInput): Promise<void>;
   /** Ends the task as FAILED with a reason. */

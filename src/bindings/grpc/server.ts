@@ -301,8 +301,9 @@ export class GrpcBinding {
         await iterator.return?.();
         return;
       }
-      const md = this.responseMetadata(ctx);
-      if (md) call.sendMetadata(md);
+      // Headers go out now, not with the first event: the client knows the stream is open
+      // while the agent is still thinking.
+      call.sendMetadata(this.responseMetadata(ctx) ?? new Metadata());
       while (!stopped) {
         const next = await iterator.next();
         if (next.done || stopped) break;
