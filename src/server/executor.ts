@@ -105,7 +105,9 @@ export interface AgentExecutor {
    *
    * Throwing fails the task with the error's message as status (never a stack). An
    * A2AError thrown before any event (e.g. ContentTypeNotSupportedError) is
-   * returned to the client as that error instead, and no task is created.
+   * returned to the client as that error instead (on a stream: its one error event), and no
+   * task is created. One execution of a task runs at a time: a message to the task meanwhile
+   * waits until this one has returned.
    */
   execute(context: RequestContext, events: TaskEventSink): Promise<void>;
   /**

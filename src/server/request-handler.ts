@@ -63,9 +63,10 @@ import {
 
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as
- * A2AError subclasses. The streaming operations resolve to an iterable only after every
- * check that can fail before the first event has passed (DIGEST G5): a rejected promise is
- * an ordinary error response, not a stream.
+ * A2AError subclasses. The streaming operations resolve to an iterable once every check that
+ * can fail before the agent runs has passed (DIGEST G5): a rejected promise is an ordinary
+ * error response, not a stream. They resolve without waiting for the agent's first event, so
+ * a binding starts its response at once; anything failing later is the iterable's error.
  */
 export interface RequestHandler {
   /** The public agent card, as served at `/.well-known/agent-card.json`. */
