@@ -56,8 +56,6 @@ export class ExecutionSink implements TaskEventSink {
   #last: StoredTask | undefined;
   /** Set as soon as execute() settled: later calls are refused at once. */
   #returned = false;
-  /** Events accepted from the agent so far. */
-  #emitted = 0;
   /** Artifact ids whose last chunk was sent by this execution. */
   #finished: Set<string> | undefined;
   #resolveOutcome!: (outcome: ExecutionOutcome) => void;
@@ -303,16 +301,11 @@ export class ExecutionSink implements TaskEventSink {
     // With nothing queued the step starts at once instead of a turn later.
     const run = this.#queued === 0 ? step() : this.#chain.then(step);
     this.#queued++;
-    this.#chain = run.then(this.#stepDone, this.#stepFailed);
+    this.#chain = run.then(this.#stepSettled, this.#stepSettled);
     return run;
   }
 
-  readonly #stepDone = (): void => {
-    this.#emitted++;
-    this.#queued--;
-  };
-
-  readonly #stepFailed = (): void => {
+  readonly #stepSettled = (): void => {
     this.#queued--;
   };
 
