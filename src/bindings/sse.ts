@@ -85,27 +85,6 @@ export class IterableSseSource<T> implements SseSource {
   }
 }
 
-/**
- * Waits for the first frame of `source` and returns a source that replays it first. A binding
- * builds the response head after this, so the head reflects what happened before the first
- * event (extensions the agent activated).
- */
-export async function withFirstFrame(source: SseSource): Promise<SseSource> {
-  let first: string | undefined | null = await source.next();
-  return {
-    next(): Promise<string | undefined> {
-      if (first === null) return source.next();
-      const frame = first;
-      first = null;
-      return Promise.resolve(frame);
-    },
-    stop(): void {
-      first = null;
-      source.stop();
-    },
-  };
-}
-
 /** Options for writing an SSE reply. */
 export interface SseWriteOptions {
   /** Interval between keep-alive comments. @default 20000 */

@@ -93,6 +93,14 @@ interface Entry<T> {
   readonly validator: Validator<T>;
 }
 
+/**
+ * A compiled check of `schema` that also rejects unknown properties at every level (the
+ * server's check of what an agent emits, where no normalization applies).
+ */
+export function compileStrict<S extends TSchema>(schema: S): Validator<Static<S>> {
+  return compile(variant(schema, false)) as Validator<Static<S>>;
+}
+
 function entry<S extends TSchema>(schema: S, lenient: boolean): Entry<Static<S>> {
   const shape = variant(schema, lenient);
   return { shape, validator: compile(shape) as Validator<Static<S>> };

@@ -3,19 +3,24 @@
  * into TaskManager changes, in call order, and refuses illegal ones with
  * InvalidAgentResponseError before anything is written.
  */
-import { A2AError, InvalidAgentResponseError } from '../errors/a2a-error.js';
+import { A2AError, InvalidAgentResponseError, UnavailableError } from '../errors/a2a-error.js';
 import { isTerminalState, Role, TaskState } from '../model/enums.js';
 import { newId } from '../model/ids.js';
-import { Part as PartSchema, type Artifact, type Message, type Part } from '../model/schema.js';
+import { Part as PartSchema, type Artifact, type Message, type Part, type Task } from '../model/schema.js';
 import { compile } from '../model/validate.js';
+import { checkAgentArtifact, checkAgentMessage, checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
-import { IllegalTaskEventError, statusChange, type TaskManager } from './task-manager.js';
+import { IllegalTaskEventError, statusChange, type TaskChange, type TaskManager } from './task-manager.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
 
 const partValidator = compile(PartSchema);
 
-/** The task changed after an execution's last event; its end must not touch it. */
-class StaleFinishError extends Error {}
+/** The task needs no change at the end of an execution (already terminal, or waiting for the client). */
+class NothingToFinish extends Error {}
+
+/** The status message of a task whose execution was stopped by the server's shutdown. */
+const SERVER_STOPPED =
+  'The server stopped before the agent finished this task, so the task was ended unfinished. Send a new message without taskId to start again.';
 
 /** What the first event of an execution produced. */
 export type ExecutionOutcome =
@@ -32,11 +37,6 @@ export interface SinkInit {
   readonly clientMessage: Message;
   /** The task record when the message continues an existing task (already recorded). */
   readonly existing: StoredTask | undefined;
-  /**
-   * The task was created before the agent ran (returnImmediately): a reply() as the first
-   * event completes it with the reply as status message instead of being refused.
-   */
-  readonly replyCompletes?: boolean;
   /** Metadata of the SendMessage request, kept on a new task. */
   readonly requestMetadata?: Record<string, unknown>;
 }
@@ -56,8 +56,6 @@ export class ExecutionSink implements TaskEventSink {
   #last: StoredTask | undefined;
   /** Set as soon as execute() settled: later calls are refused at once. */
   #returned = false;
-  /** Events accepted from the agent so far. */
-  #emitted = 0;
   /** Artifact ids whose last chunk was sent by this execution. */
   #finished: Set<string> | undefined;
   #resolveOutcome!: (outcome: ExecutionOutcome) => void;
@@ -82,15 +80,6 @@ export class ExecutionSink implements TaskEventSink {
 
   reply(message: MessageInput): Promise<void> {
     return this.#enqueue(async () => {
-      if (this.#phase === 'task' && this.#init.replyCompletes && this.#emitted === 0) {
-        this.#last = await this.#init.manager.setStatus(
-          this.#init.scope,
-          this.taskId,
-          TaskState.COMPLETED,
-          this.#message(message),
-        );
-        return;
-      }
       if (this.#phase !== 'fresh') {
         throw new InvalidAgentResponseError(
           this.#phase === 'replied'
@@ -112,6 +101,7 @@ export class ExecutionSink implements TaskEventSink {
     return this.#enqueue(async () => {
       this.#checkOpen();
       const msg = message === undefined ? undefined : this.#message(message);
+      checkAgentMetadata(metadata, 'status metadata');
       if (this.#phase === 'fresh') {
         await this.#create(state, msg, undefined);
         return;
@@ -167,7 +157,7 @@ export class ExecutionSink implements TaskEventSink {
     });
   }
 
-  requireInput(question: MessageInput): Promise<void> {
+  requireInput(question?: MessageInput): Promise<void> {
     return this.status(TaskState.INPUT_REQUIRED, question);
   }
 
@@ -195,53 +185,75 @@ export class ExecutionSink implements TaskEventSink {
   }
 
   /**
-   * Ends the execution after execute() settled (`error` when it threw). Applies the
-   * return rules of AgentExecutor.execute, then refuses further events. An A2AError thrown
-   * before any event rejects {@link ExecutionSink.outcome}: the client gets it instead of a task.
-   * `othersRunning`: another execution of the same task is still running, so a returned
-   * execution does not complete the task.
+   * Ends the execution after execute() settled (`error` when it threw). Applies the return
+   * rules of AgentExecutor.execute once, then refuses further events. An A2AError thrown
+   * before any event rejects {@link ExecutionSink.outcome}: the client gets it instead of a
+   * task. `serverStopped`: the server's close() aborted this execution before it settled, so
+   * its end is no answer of the agent: an unfinished (SUBMITTED or WORKING) task becomes
+   * FAILED saying the server stopped, an interrupted one keeps waiting for the client, and a
+   * request that has no task yet gets UnavailableError (nothing is created).
    */
-  async finish(error: unknown, threw: boolean, othersRunning: boolean): Promise<void> {
+  async finish(error: unknown, threw: boolean, serverStopped = false): Promise<void> {
     this.#returned = true;
     await this.#chain;
     const phase = this.#phase;
     this.#phase = 'closed';
     if (phase === 'replied') return;
-    const { manager, scope } = this.#init;
-    try {
-      if (phase === 'fresh') {
-        if (threw && error instanceof A2AError && !(error instanceof InvalidAgentResponseError)) {
-          this.#rejectOutcome(error);
-          return;
-        }
-        const state = threw ? TaskState.FAILED : TaskState.COMPLETED;
-        await this.#create(state, threw ? this.#message(errorText(error)) : undefined, undefined);
+    if (phase === 'fresh') {
+      if (serverStopped) {
+        this.#rejectOutcome(
+          new UnavailableError('the server stopped before the agent answered; send the message again'),
+        );
         return;
       }
-      // Act only when nothing changed the task since this execution's last event: a client
-      // message or another execution may have taken over meanwhile (checked in the task's
-      // serialized section, so no other change slips in between).
-      const expected = this.#last?.version;
-      const current = await manager.get(scope, this.taskId);
-      if (!current || current.version !== expected) return;
-      const state = current.task.status.state;
-      if (isTerminalState(state)) return;
-      if (threw || ((state === TaskState.SUBMITTED || state === TaskState.WORKING) && !othersRunning)) {
-        const next = threw ? TaskState.FAILED : TaskState.COMPLETED;
-        const message = threw ? this.#message(errorText(error)) : undefined;
-        this.#last = await manager.update(scope, this.taskId, (now) => {
-          if (now.version !== expected) throw new StaleFinishError();
-          return statusChange(now.task, next, message, undefined);
-        });
-      } else if (state === TaskState.AUTH_REQUIRED) {
-        await manager.publishExecutionEnded(scope, current);
+      if (threw && error instanceof A2AError && !(error instanceof InvalidAgentResponseError)) {
+        this.#rejectOutcome(error);
+        return;
       }
+      const state = threw ? TaskState.FAILED : TaskState.COMPLETED;
+      try {
+        await this.#create(state, threw ? this.#message(errorText(error)) : undefined, undefined);
+      } catch (createError) {
+        // Whoever waits for this request's first event must not wait forever.
+        this.#rejectOutcome(createError);
+        throw createError;
+      }
+      return;
+    }
+    // The handler runs one execution of a task at a time, so since this execution's last
+    // event only a cancel or an expired wait (both terminal) can have changed the task. The
+    // end is decided on the stored task inside its serialized section: applied exactly once.
+    const { manager, scope } = this.#init;
+    let untouched: StoredTask | undefined;
+    try {
+      this.#last = await manager.update(scope, this.taskId, (current) => {
+        const change = this.#endChange(current.task, error, threw, serverStopped);
+        if (!change) {
+          untouched = current;
+          throw new NothingToFinish();
+        }
+        return change;
+      });
     } catch (finishError) {
-      // The task moved on meanwhile (a concurrent cancel or message); nothing left to do.
-      if (!(finishError instanceof InvalidAgentResponseError) && !(finishError instanceof StaleFinishError)) {
-        throw finishError;
+      if (!(finishError instanceof NothingToFinish)) throw finishError;
+      if (untouched?.task.status.state === TaskState.AUTH_REQUIRED) {
+        await manager.publishExecutionEnded(scope, untouched);
       }
     }
+  }
+
+  /** The change that ends an execution on `task`, or undefined when the task stays as it is. */
+  #endChange(task: Task, error: unknown, threw: boolean, serverStopped: boolean): TaskChange | undefined {
+    const state = task.status.state;
+    if (isTerminalState(state)) return undefined;
+    const active = state === TaskState.SUBMITTED || state === TaskState.WORKING;
+    if (serverStopped) {
+      return active
+        ? statusChange(task, TaskState.FAILED, this.#message(SERVER_STOPPED), undefined)
+        : undefined;
+    }
+    if (threw) return statusChange(task, TaskState.FAILED, this.#message(errorText(error)), undefined);
+    return active ? statusChange(task, TaskState.COMPLETED, undefined, undefined) : undefined;
   }
 
   async #create(
@@ -289,16 +301,11 @@ export class ExecutionSink implements TaskEventSink {
     // With nothing queued the step starts at once instead of a turn later.
     const run = this.#queued === 0 ? step() : this.#chain.then(step);
     this.#queued++;
-    this.#chain = run.then(this.#stepDone, this.#stepFailed);
+    this.#chain = run.then(this.#stepSettled, this.#stepSettled);
     return run;
   }
 
-  readonly #stepDone = (): void => {
-    this.#emitted++;
-    this.#queued--;
-  };
-
-  readonly #stepFailed = (): void => {
+  readonly #stepSettled = (): void => {
     this.#queued--;
   };
 
@@ -313,7 +320,8 @@ export class ExecutionSink implements TaskEventSink {
     }
     message.contextId = this.contextId;
     if (inTask) message.taskId = this.taskId;
-    return message;
+    // A plain string builds a valid message; anything else is checked before it can be stored.
+    return typeof input === 'string' ? message : checkAgentMessage(message, 'message');
   }
 
   #artifact(input: ArtifactInput): Artifact & { artifactId: string } {
@@ -334,6 +342,7 @@ export class ExecutionSink implements TaskEventSink {
     if (input.description !== undefined) artifact.description = input.description;
     if (input.metadata) artifact.metadata = input.metadata;
     if (input.extensions) artifact.extensions = input.extensions;
+    checkAgentArtifact(artifact);
     return artifact;
   }
 }

@@ -38,8 +38,8 @@ export interface RequestContext {
    * response echoes it (A2A-Extensions header; gRPC response metadata). Returns whether it is
    * active; a URI the client did not request or the card does not declare is refused (false).
    * A unary reply echoes every activation made before it is sent; a stream's head goes out
-   * with its first event, so on streams activate before emitting anything (e.g. first thing
-   * in `execute`).
+   * as soon as the request is accepted, so on streams only activations made synchronously at the
+   * start of `execute` (before its first `await`) are echoed.
    */
   activateExtension(uri: string): boolean;
 }
@@ -89,8 +89,8 @@ export interface TaskEventSink {
   artifact(artifact: ArtifactInput, options?: ArtifactChunkOptions): Promise<void>;
   /** Completes the task, optionally adding a final artifact (a string becomes a text artifact). */
   complete(artifact?: ArtifactInput | string, message?: MessageInput): Promise<void>;
-  /** Pauses in INPUT_REQUIRED with a question for the client. */
-  requireInput(question: MessageInput): Promise<void>;
+  /** Pauses in INPUT_REQUIRED, with the question for the client when there is one (a bare INPUT_REQUIRED is legal). */
+  requireInput(question?: MessageInput): Promise<void>;
   /** Pauses in AUTH_REQUIRED with an explanation of the credential needed. */
   requireAuth(explanation: MessageInput): Promise<void>;
   /** Ends the task as FAILED with a reason. */
@@ -114,7 +114,9 @@ export interface AgentExecutor {
    *
    * Throwing fails the task with the error's message as status (never a stack). An
    * A2AError thrown before any event (e.g. ContentTypeNotSupportedError) is
-   * returned to the client as that error instead, and no task is created.
+   * returned to the client as that error instead (on a stream: its one error event), and no
+   * task is created. One execution of a task runs at a time: a message to the task meanwhile
+   * waits until this one has returned.
    */
   execute(context: RequestContext, events: TaskEventSink): Promise<void>;
   /**

@@ -63,9 +63,10 @@ import {
 
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as
- * A2AError subclasses. The streaming operations resolve to an iterable only after every
- * check that can fail before the first event has passed (G5): a rejected promise is
- * an ordinary error response, not a stream.
+ * A2AError subclasses. The streaming operations resolve to an iterable once every check that
+ * can fail before the agent runs has passed (G5): a rejected promise is an ordinary
+ * error response, not a stream. They resolve without waiting for the agent's first event, so
+ * a binding starts its response at once; anything failing later is the iterable's error.
  */
 export interface RequestHandler {
   /** The public agent card, as served at `/.well-known/agent-card.json`. */
@@ -149,6 +150,8 @@ class Execution {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
+  /** close() aborted this execution: its end is no answer of the agent. */
+  serverStopped = false;
 
   get signal(): AbortSignal {
     if (!this.#controller) {
@@ -166,6 +169,24 @@ class Execution {
     }
   }
 }
+
+/** A message waiting for the running execution of its task to end. */
+interface WaitingTurn {
+  readonly grant: (execution: Execution) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * A task's turn: the one execution it runs (or that a message is about to run), and the
+ * messages that arrived meanwhile, in arrival order.
+ */
+interface TaskTurn {
+  execution: Execution;
+  waiting: WaitingTurn[] | undefined;
+}
+
+/** Messages that may wait for a task's running execution; one more is refused. */
+const MAX_WAITING_MESSAGES = 4;
 
 /**
  * The {@link RequestContext} an agent receives. `signal` is an own enumerable getter, so the
@@ -296,8 +317,8 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #bus: EventBus;
   readonly #manager: TaskManager;
   readonly #cursors: ListCursorCodec;
-  /** Running executions by tenant, then task id (an array while several run at once). */
-  readonly #executions = new Map<string, Map<string, Execution | Execution[]>>();
+  /** Each task's turn (its one running execution, the messages waiting) by tenant, then task id. */
+  readonly #turns = new Map<string, Map<string, TaskTurn>>();
   /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
   readonly #inflight = new CallerMap<InflightSend>();
   readonly #streams = new Set<TaskEventStream>();
@@ -318,9 +339,9 @@ export class DefaultRequestHandler implements RequestHandler {
       interruptedTimeoutMs: options.interruptedTimeoutMs ?? DEFAULT_INTERRUPTED_TIMEOUT_MS,
       onInterruptedExpired: (record) => {
         // An agent still running (waiting for an out-of-band credential) stops waiting.
-        for (const execution of this.#executionsOf(record.tenant, record.task.id)) {
-          execution.abort(new InterruptedWaitExpiredReason(record.task.id));
-        }
+        this.#executionOf(record.tenant, record.task.id)?.abort(
+          new InterruptedWaitExpiredReason(record.task.id),
+        );
       },
     });
     this.#cursors = new ListCursorCodec(options.pageTokenSecret);
@@ -383,9 +404,16 @@ export class DefaultRequestHandler implements RequestHandler {
         await this.#attach(stream, scopeOf(ctx), outcome.taskId, true);
         return stream;
       }
-      const outcome = await start.sink.outcome;
-      if (outcome.kind === 'message') stream.startWithMessage(outcome.message);
-      else stream.start(outcome.record.task, outcome.record.version, true);
+      // Handed to the binding before the agent's first event, so the response starts at once.
+      // The first event follows as soon as the task exists (at once for a follow-up) or the
+      // agent replied; an error the agent raises before any event is the stream's error (G5).
+      start.sink.outcome.then(
+        (outcome) => {
+          if (outcome.kind === 'message') stream.startWithMessage(outcome.message);
+          else stream.start(outcome.record.task, outcome.record.version, true);
+        },
+        (error: unknown) => stream.fail(error),
+      );
       return stream;
     } catch (error) {
       stream.return();
@@ -404,6 +432,12 @@ export class DefaultRequestHandler implements RequestHandler {
   ): Promise<{ kind: 'duplicate'; outcome: Promise<SendOutcome> } | { kind: 'run'; sink: ExecutionSink }> {
     if (this.#closed) throw new UnavailableError('the server is shutting down');
     const message = request.message;
+    if (message.role !== Role.USER) {
+      throw invalidParam(
+        'message.role',
+        'must be ROLE_USER: a client sends user messages (ROLE_AGENT is for what the agent says)',
+      );
+    }
     const configuration = request.configuration;
     const pushConfig = configuration?.taskPushNotificationConfig;
     if (pushConfig) this.#requirePush();
@@ -423,6 +457,9 @@ export class DefaultRequestHandler implements RequestHandler {
     const inflight = new InflightSend();
     this.#inflight.set(tenant, principal, messageId, inflight);
     let claimed = false;
+    /** This message's turn on its task, once taken; `started` once the agent runs with it. */
+    let execution: Execution | undefined;
+    let started = false;
     try {
       const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId });
       if (previous) {
@@ -446,6 +483,16 @@ export class DefaultRequestHandler implements RequestHandler {
         }
         if (!acceptsMessages(existing.task.status.state)) throw terminalTask(existing.task);
         contextId = taskContext;
+        // One execution per task at a time: a message that finds the agent still running on
+        // the task waits for that execution's end, then is judged by the task it left.
+        execution = this.#takeTurn(tenant, taskId);
+        if (!execution) {
+          execution = await this.#waitTurn(tenant, taskId, ctx);
+          if (this.#closed) throw new UnavailableError('the server is shutting down');
+          existing = await this.#manager.get(scope, taskId);
+          if (!existing) throw notFound(taskId);
+          if (!acceptsMessages(existing.task.status.state)) throw terminalTask(existing.task);
+        }
       } else {
         contextId = message.contextId ? message.contextId : newId();
       }
@@ -465,20 +512,11 @@ export class DefaultRequestHandler implements RequestHandler {
           throw error;
         }
       }
-      let precreated = false;
-      if (!existing && configuration?.returnImmediately === true && !stream) {
-        // The client asked for a task handle at once: create it before the agent runs.
-        existing = await this.#manager.create(scope, {
-          id: taskId,
-          contextId,
-          state: TaskState.SUBMITTED,
-          history: [clientMessage],
-          ...(request.metadata ? { metadata: request.metadata } : {}),
-        });
-        precreated = true;
-      }
       if (pushConfig) await this.#pushStore.put(scope, pushConfigFor(pushConfig, taskId));
-      const sink = this.#run(request, ctx, scope, clientMessage, existing, precreated);
+      // A new task's id is unknown to anyone else: its turn is free.
+      execution ??= this.#takeTurn(tenant, taskId)!;
+      started = true;
+      const sink = this.#run(request, ctx, scope, clientMessage, existing, execution);
       sink.outcome.then(
         (outcome) => {
           const result: SendOutcome =
@@ -505,6 +543,7 @@ export class DefaultRequestHandler implements RequestHandler {
       );
       return { kind: 'run', sink };
     } catch (error) {
+      if (execution && !started) this.#endTurn(tenant, taskId, execution);
       inflight.reject(error);
       this.#inflight.delete(tenant, principal, messageId);
       if (claimed) await this.#store.setIdempotencyRecord(key, undefined);
@@ -537,7 +576,7 @@ export class DefaultRequestHandler implements RequestHandler {
     scope: TaskScope,
     clientMessage: Message,
     existing: StoredTask | undefined,
-    precreated: boolean,
+    execution: Execution,
   ): ExecutionSink {
     const taskId = clientMessage.taskId!;
     const contextId = clientMessage.contextId!;
@@ -548,19 +587,9 @@ export class DefaultRequestHandler implements RequestHandler {
       contextId,
       clientMessage,
       existing,
-      replyCompletes: precreated,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     });
-    const execution = new Execution();
-    const context = agentRequestContext(
-      clientMessage,
-      precreated ? undefined : existing,
-      ctx,
-      request,
-      execution,
-      this.#card(),
-    );
-    this.#addExecution(ctx.tenant, taskId, execution);
+    const context = agentRequestContext(clientMessage, existing, ctx, request, execution, this.#card());
     this.#running++;
     void this.#execute(context, sink, execution, ctx.tenant, taskId);
     return sink;
@@ -582,54 +611,86 @@ export class DefaultRequestHandler implements RequestHandler {
       error = e;
       threw = true;
     }
-    const othersRunning = this.#removeExecution(tenant, taskId, execution);
     try {
-      await sink.finish(error, threw, othersRunning);
+      await sink.finish(error, threw, execution.serverStopped);
     } catch {
       // A store failure while finishing: nothing more can be done here.
     }
+    // Only now, with the end applied, may the task's next message run.
+    this.#endTurn(tenant, taskId, execution);
     if (--this.#running === 0) this.#drained?.();
   }
 
-  /** Records a running execution. */
-  #addExecution(tenant: string, taskId: string, execution: Execution): void {
-    let byTask = this.#executions.get(tenant);
+  /** Takes a task's turn when no execution of it runs (synchronously: no other message can slip in); else undefined. */
+  #takeTurn(tenant: string, taskId: string): Execution | undefined {
+    let byTask = this.#turns.get(tenant);
     if (!byTask) {
       byTask = new Map();
-      this.#executions.set(tenant, byTask);
+      this.#turns.set(tenant, byTask);
+    } else if (byTask.has(taskId)) {
+      return undefined;
     }
-    const current = byTask.get(taskId);
-    if (current === undefined) byTask.set(taskId, execution);
-    else if (Array.isArray(current)) current.push(execution);
-    else byTask.set(taskId, [current, execution]);
+    const execution = new Execution();
+    byTask.set(taskId, { execution, waiting: undefined });
+    return execution;
   }
 
-  /** Forgets a finished execution; true when others of the same task are still running. */
-  #removeExecution(tenant: string, taskId: string, execution: Execution): boolean {
-    const byTask = this.#executions.get(tenant);
-    const current = byTask?.get(taskId);
-    if (!byTask || current === undefined) return false;
-    if (Array.isArray(current)) {
-      const index = current.indexOf(execution);
-      if (index >= 0) current.splice(index, 1);
-      if (current.length > 1) return true;
-      if (current.length === 1) {
-        byTask.set(taskId, current[0]!);
-        return true;
-      }
-    } else if (current !== execution) {
-      return true;
+  /**
+   * Waits until the task's running execution, and every message that waited before this one,
+   * are done; resolves with this message's execution. Refused when too many already wait;
+   * given up when the client goes away or the server closes.
+   */
+  #waitTurn(tenant: string, taskId: string, ctx: ServerCallContext): Promise<Execution> {
+    const turn = this.#turns.get(tenant)?.get(taskId);
+    if (!turn) return Promise.resolve(this.#takeTurn(tenant, taskId)!);
+    const waiting = (turn.waiting ??= []);
+    if (waiting.length >= MAX_WAITING_MESSAGES) {
+      throw new UnsupportedOperationError(
+        `task ${taskId} already has ${MAX_WAITING_MESSAGES} messages waiting for the agent's running execution; send this one once the task is interrupted or terminal`,
+        { metadata: { taskId } },
+      );
+    }
+    return new Promise<Execution>((resolve, reject) => {
+      const signal = ctx.signal;
+      const onAbort = (): void => {
+        const index = waiting.indexOf(entry);
+        if (index >= 0) waiting.splice(index, 1);
+        reject(new UnavailableError('the client went away'));
+      };
+      const entry: WaitingTurn = {
+        grant: (execution) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(execution);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiting.push(entry);
+    });
+  }
+
+  /** Ends the turn of `execution`: the task's next waiting message takes it, else the task is free. */
+  #endTurn(tenant: string, taskId: string, execution: Execution): void {
+    const byTask = this.#turns.get(tenant);
+    const turn = byTask?.get(taskId);
+    if (!byTask || !turn || turn.execution !== execution) return;
+    const next = turn.waiting?.shift();
+    if (next) {
+      turn.execution = new Execution();
+      next.grant(turn.execution);
+      return;
     }
     byTask.delete(taskId);
-    if (byTask.size === 0) this.#executions.delete(tenant);
-    return false;
+    if (byTask.size === 0) this.#turns.delete(tenant);
   }
 
-  /** The executions of a task running now. */
-  #executionsOf(tenant: string, taskId: string): readonly Execution[] {
-    const current = this.#executions.get(tenant)?.get(taskId);
-    if (current === undefined) return [];
-    return Array.isArray(current) ? current.slice() : [current];
+  /** The execution that holds a task's turn now, if any. */
+  #executionOf(tenant: string, taskId: string): Execution | undefined {
+    return this.#turns.get(tenant)?.get(taskId)?.execution;
   }
 
   /**
@@ -639,6 +700,8 @@ export class DefaultRequestHandler implements RequestHandler {
    * meanwhile leaves the signal aborted, which is then noticed at once.
    */
   #waitSettled(scope: TaskScope, taskId: string, ctx: ServerCallContext): Promise<StoredTask | undefined> {
+    // close() released the waiters it knew; one arriving later would never be released.
+    if (this.#closed) return Promise.reject(new UnavailableError('the server is shutting down'));
     return new Promise<StoredTask | undefined>((resolve, reject) => {
       let finished = false;
       let signal: AbortSignal | undefined;
@@ -803,9 +866,7 @@ export class DefaultRequestHandler implements RequestHandler {
       }
     }
     if (record.task.status.state !== TaskState.CANCELED) throw notCancelable(record.task);
-    for (const execution of this.#executionsOf(ctx.tenant, request.id)) {
-      execution.abort(new TaskCanceledReason(request.id));
-    }
+    this.#executionOf(ctx.tenant, request.id)?.abort(new TaskCanceledReason(request.id));
     return viewTask(record.task);
   }
 
@@ -965,10 +1026,13 @@ export class DefaultRequestHandler implements RequestHandler {
     if (this.#closed) return;
     this.#closed = true;
     this.#manager.close();
-    for (const byTask of this.#executions.values()) {
-      for (const running of byTask.values()) {
-        for (const execution of Array.isArray(running) ? running.slice() : [running])
-          execution.abort(new UnavailableError('the server is shutting down'));
+    for (const byTask of this.#turns.values()) {
+      for (const turn of byTask.values()) {
+        turn.execution.serverStopped = true;
+        turn.execution.abort(new UnavailableError('the server is shutting down'));
+        for (const waiting of turn.waiting?.splice(0) ?? []) {
+          waiting.reject(new UnavailableError('the server is shutting down'));
+        }
       }
     }
     for (const stream of [...this.#streams]) stream.end();

@@ -18,6 +18,7 @@ import {
   createTestHandler,
   deferred,
   describeEvent,
+  eventually,
   testCard,
   userMessage,
 } from '../support/handler.js';
@@ -83,9 +84,10 @@ describe('SendMessage', () => {
     assert.equal(b.task?.status.state, TaskState.AUTH_REQUIRED);
   });
 
-  test('returnImmediately answers before the agent finishes; the task goes on', async (t) => {
+  test('returnImmediately answers at the first event, before the agent finishes; the task goes on', async (t) => {
     const release = deferred();
     const { handler } = createTestHandler(async (_ctx, events) => {
+      await events.working();
       await release.promise;
       await events.complete('late');
     });
@@ -94,7 +96,7 @@ describe('SendMessage', () => {
       { message: userMessage('x'), configuration: { returnImmediately: true } },
       alice,
     );
-    assert.equal(response.task?.status.state, TaskState.SUBMITTED);
+    assert.equal(response.task?.status.state, TaskState.WORKING);
     release.resolve();
     const stream = await handler.subscribeToTask({ id: response.task!.id }, alice).catch(() => undefined);
     if (stream) await collect(stream);
@@ -409,6 +411,7 @@ describe('SendStreamingMessage and SubscribeToTask', () => {
   test('SRV-STREAM-6: two subscribers see the same events in the same order; GetTask sees each state', async (t) => {
     const steps = Array.from({ length: 10 }, () => deferred());
     const { handler } = createTestHandler(async (_ctx, events) => {
+      await events.working('started');
       for (let i = 0; i < steps.length; i++) {
         await steps[i]!.promise;
         await events.working(`step ${i}`);
@@ -765,10 +768,12 @@ describe('push configs and the extended card', () => {
 
 describe('close()', () => {
   test('aborts running executors, ends open streams and releases blocked sends', async () => {
-    const { handler } = createTestHandler(scriptedAgent);
+    const { handler, store } = createTestHandler(scriptedAgent);
     const blocked = handler.sendMessage({ message: userMessage('slow') }, alice);
     const stream = await handler.sendStreamingMessage({ message: userMessage('slow') }, alice);
     const reading = collect(stream);
+    // Both agents are working (a stream starts before the agent's first event).
+    assert.ok(await eventually(() => store.size === 2));
     await handler.close();
     await assert.rejects(blocked);
     const events = await reading;

@@ -320,13 +320,11 @@ export class GrpcBinding {
         await iterator.return?.();
         return;
       }
-      // The response metadata goes out with the first event and echoes the extensions
-      // activated before it.
-      let next = await iterator.next();
-      const md = this.responseMetadata(ctx);
-      if (md && !stopped) call.sendMetadata(md);
-      for (let first = true; !stopped; first = false) {
-        if (!first) next = await iterator.next();
+      // Headers go out now, not with the first event: the client knows the stream is open
+      // while the agent is still thinking. They echo the extensions activated so far.
+      call.sendMetadata(this.responseMetadata(ctx) ?? new Metadata());
+      while (!stopped) {
+        const next = await iterator.next();
         if (next.done || stopped) break;
         const bytes = encodeFast(m.output, next.value);
         if (!call.write(bytes) && !stopped) {

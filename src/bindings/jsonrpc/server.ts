@@ -27,7 +27,7 @@ import {
   type HttpRequest,
 } from '../http-body.js';
 import { checkRequiredExtensions, readHttpServiceParams } from '../service-params.js';
-import { IterableSseSource, SSE_HEADERS, withFirstFrame } from '../sse.js';
+import { IterableSseSource, SSE_HEADERS } from '../sse.js';
 import {
   EnvelopeError,
   NULL_ID,
@@ -147,11 +147,11 @@ export class JsonRpcBinding {
       (event) => resultResponse(idJson, JSON.stringify(event)),
       (error) => errorResponse(idJson, this.toProtocolError(error)),
     );
-    // The head goes out with the first event and echoes what was activated before it.
-    const stream = await withFirstFrame(source);
+    // The head goes out at once (the client knows the stream is open while the agent thinks);
+    // it echoes the extensions activated so far.
     const headers: Record<string, string> = { ...SSE_HEADERS };
     if (ctx.activatedExtensions.size > 0) headers[extensionsHeader] = [...ctx.activatedExtensions].join(', ');
-    return { status: 200, headers, stream };
+    return { status: 200, headers, stream: source };
   }
 
   private toProtocolError(error: unknown): A2AError {

@@ -64,7 +64,8 @@ const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 async function post(body: string, headers: Record<string, string> = V1) {
   const res = await fetch(endpoint, { method: 'POST', headers, body });
   const text = await res.text();
-  return { res, text, json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+  const isJson = text !== '' && !res.headers.get('content-type')?.startsWith('text/event-stream');
+  return { res, text, json: isJson ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 }
 
 function call(method: string, params: unknown, id: unknown = 1, headers?: Record<string, string>) {
@@ -88,6 +89,16 @@ async function assertNeverExecuted(text: string): Promise<void> {
 
 function errorOf(json: Record<string, unknown> | undefined) {
   return (json as { error: { code: number; message: string; data?: Record<string, unknown>[] } }).error;
+}
+
+/** The one event of an SSE reply read by {@link post}, as `json`. */
+async function streamedOnly(
+  reply: Promise<{ res: Response; text: string }>,
+): Promise<{ res: Response; json: Record<string, unknown> | undefined }> {
+  const { res, text } = await reply;
+  const events = text.split('\n\n').filter((block) => block.startsWith('data: '));
+  assert.equal(events.length, 1, text);
+  return { res, json: JSON.parse(events[0]!.slice(6)) as Record<string, unknown> };
 }
 
 async function sseEvents(res: Response): Promise<unknown[]> {
@@ -313,13 +324,22 @@ describe('JSON-RPC operations', () => {
   test('every A2A error an agent raises before its first event gets its JSON-RPC code (SendMessage and SendStreamingMessage)', async () => {
     for (const code of AGENT_RAISABLE_ERRORS) {
       for (const method of ['SendMessage', 'SendStreamingMessage']) {
-        const { res, json } = await call(method, message(`throw:${code}`), 'e');
+        const streamed = method === 'SendStreamingMessage';
+        const { res, json } = streamed
+          ? await streamedOnly(call(method, message(`throw:${code}`), 'e'))
+          : await call(method, message(`throw:${code}`), 'e');
         const row = errorRow(code);
+        // A stream has started (headers sent) before the agent's first event: its error is
+        // the stream's one error event (G5).
         assert.equal(
           res.status,
-          code === 'Unauthenticated' || code === 'PermissionDenied' ? row.httpStatus : 200,
+          !streamed && (code === 'Unauthenticated' || code === 'PermissionDenied') ? row.httpStatus : 200,
         );
-        assert.equal(res.headers.get('content-type'), 'application/json', `${method} ${code}`);
+        assert.equal(
+          res.headers.get('content-type'),
+          streamed ? 'text/event-stream' : 'application/json',
+          `${method} ${code}`,
+        );
         assert.equal(json?.id, 'e');
         const error = errorOf(json);
         assert.equal(error.code, row.jsonRpcCode, `${method} ${code}`);

@@ -60,7 +60,8 @@ async function req(method: string, path: string, body?: unknown, headers: Record
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { res, text, json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+  const isJson = text !== '' && !res.headers.get('content-type')?.startsWith('text/event-stream');
+  return { res, text, json: isJson ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 }
 
 function message(text: string) {
@@ -252,8 +253,24 @@ describe('REST routes', () => {
   test('every A2A error an agent raises before its first event gets its HTTP status (send and stream)', async () => {
     for (const code of AGENT_RAISABLE_ERRORS) {
       for (const path of ['/message:send', '/message:stream']) {
-        const { res, json } = await req('POST', path, message(`throw:${code}`));
+        const { res, json, text } = await req('POST', path, message(`throw:${code}`));
         const row = errorRow(code);
+        if (path === '/message:stream') {
+          // The stream started (headers sent) before the agent's first event: the error is its
+          // one event, the §11.6 envelope (G5).
+          assert.equal(res.status, 200, `${path} ${code}`);
+          assert.equal(res.headers.get('content-type'), 'text/event-stream', `${path} ${code}`);
+          const events = text.split('\n\n').filter((block) => block.startsWith('data: '));
+          assert.equal(events.length, 1, text);
+          const error = assertEnvelope(
+            JSON.parse(events[0]!.slice(6)),
+            row.httpStatus,
+            row.grpcStatus,
+            row.reason,
+          );
+          assert.equal(error.message, `agent refused: ${code}`);
+          continue;
+        }
         assert.equal(res.status, row.httpStatus, `${path} ${code}`);
         assert.equal(res.headers.get('content-type'), 'application/a2a+json', `${path} ${code}`);
         const error = assertEnvelope(json, row.httpStatus, row.grpcStatus, row.reason);
