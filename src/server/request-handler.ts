@@ -133,6 +133,14 @@ export interface DefaultRequestHandlerOptions {
    * @example interruptedTimeoutMs: 15 * 60_000
    */
   interruptedTimeoutMs?: number;
+  /**
+   * Most parts (history message parts plus artifact parts) one task may hold. An agent event
+   * that would pass it rejects with InvalidAgentResponseError and changes nothing.
+   * @default 200000
+   */
+  maxTaskParts?: number;
+  /** Most JSON characters (about bytes) of history and artifacts one task may hold. @default 67108864 (64 MiB) */
+  maxTaskBytes?: number;
 }
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -314,6 +322,8 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#bus = options.eventBus ?? new InProcessEventBus();
     this.#manager = new TaskManager(this.#store, this.#bus, {
       interruptedTimeoutMs: options.interruptedTimeoutMs ?? DEFAULT_INTERRUPTED_TIMEOUT_MS,
+      ...(options.maxTaskParts !== undefined ? { maxTaskParts: options.maxTaskParts } : {}),
+      ...(options.maxTaskBytes !== undefined ? { maxTaskBytes: options.maxTaskBytes } : {}),
       onInterruptedExpired: (record) => {
         // An agent still running (waiting for an out-of-band credential) stops waiting.
         for (const execution of this.#executionsOf(record.tenant, record.task.id)) {

@@ -34,6 +34,13 @@ const YOUNG_SAVES = 256;
 const PACK_MAX_CHARS = 256 * 1024;
 
 /**
+ * Tasks with more parts (history messages plus artifact parts) stay objects without being
+ * serialized first: a long chunked artifact would otherwise cost a full JSON.stringify on
+ * every pack attempt, whatever its chunks' size.
+ */
+const PACK_MAX_PARTS = 4096;
+
+/**
  * Stand-ins for the task id, the context id and the status timestamp (as JSON strings, with
  * their quotes) inside packed JSON. JSON.stringify escapes every control character, so these
  * never occur in its output.
@@ -103,6 +110,9 @@ function markAll(json: string, patterns: readonly string[], marks: readonly stri
 /** The packed form of `record`, or the record itself when its task is not JSON data or is large. */
 function pack(record: StoredTask): TaskRow {
   const task = record.task;
+  let parts = task.history?.length ?? 0;
+  for (const artifact of task.artifacts ?? []) parts += artifact.parts.length;
+  if (parts > PACK_MAX_PARTS) return record;
   let json: string;
   try {
     json = JSON.stringify(task);
