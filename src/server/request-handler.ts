@@ -42,6 +42,7 @@ import { InProcessEventBus } from './event-bus/in-process.js';
 import { TaskEventStream } from './event-bus/task-stream.js';
 import { errorText, ExecutionSink } from './event-sink.js';
 import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
+import { checkIdempotencyTtl, messageIdReused, requestFingerprint } from './idempotency.js';
 import { checkInputModes } from './input-modes.js';
 import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
@@ -141,6 +142,15 @@ export interface DefaultRequestHandlerOptions {
   maxTaskParts?: number;
   /** Most JSON characters (about bytes) of history and artifacts one task may hold. @default 67108864 (64 MiB) */
   maxTaskBytes?: number;
+  /**
+   * The idempotency window of SendMessage, counted from a messageId's first use: within it a
+   * repeat of the same message from the same caller returns the first result (the agent runs
+   * once), and a repeat with different content is refused with InvalidParamsError. After it
+   * the messageId is free again. `0` turns de-duplication off; `Infinity` never expires (the
+   * store's own caps still bound what it keeps).
+   * @default 86400000 (24 hours)
+   */
+  idempotencyTtlMs?: number;
 }
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -241,6 +251,8 @@ class CallerMap<V> {
  * they wait on is made only when one arrives (rare), not for every request.
  */
 class InflightSend {
+  constructor(readonly fingerprint: string) {}
+
   #state: 'running' | 'resolved' | 'rejected' = 'running';
   #value: unknown;
   #promise: Promise<SendOutcome> | undefined;
@@ -302,6 +314,7 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #bus: EventBus;
   readonly #manager: TaskManager;
   readonly #cursors: ListCursorCodec;
+  readonly #idempotencyTtlMs: number;
   /** Running executions by tenant, then task id (an array while several run at once). */
   readonly #executions = new Map<string, Map<string, Execution | Execution[]>>();
   /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
@@ -332,6 +345,7 @@ export class DefaultRequestHandler implements RequestHandler {
       },
     });
     this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    this.#idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
   }
 
   /** The TaskManager (for push delivery and tools that need to observe tasks). */
@@ -413,8 +427,7 @@ export class DefaultRequestHandler implements RequestHandler {
     if (this.#closed) throw new UnavailableError('the server is shutting down');
     const message = request.message;
     const configuration = request.configuration;
-    const pushConfig = configuration?.taskPushNotificationConfig;
-    if (pushConfig) this.#requirePush();
+    if (configuration?.taskPushNotificationConfig) this.#requirePush();
     checkHistoryLength(configuration?.historyLength, 'configuration.historyLength');
     checkInputModes(this.#card(), message);
     const scope = scopeOf(ctx);
@@ -422,71 +435,39 @@ export class DefaultRequestHandler implements RequestHandler {
     const principal = ctx.principal.id;
     const messageId = message.messageId;
     const key: IdempotencyKey = { tenant, principal, messageId };
-
-    const running = this.#inflight.get(tenant, principal, messageId);
-    if (running) return this.#duplicate(running.outcome());
-
     const requestedTaskId = message.taskId ? message.taskId : undefined;
     const taskId = requestedTaskId ?? newId();
-    const inflight = new InflightSend();
+    const ttlMs = this.#idempotencyTtlMs;
+    if (ttlMs === 0) return { kind: 'run', sink: await this.#start(request, ctx, taskId, stream) };
+
+    const fingerprint = requestFingerprint(request);
+    const running = this.#inflight.get(tenant, principal, messageId);
+    if (running) {
+      if (running.fingerprint !== fingerprint) throw messageIdReused(messageId);
+      return this.#duplicate(running.outcome());
+    }
+
+    const inflight = new InflightSend(fingerprint);
     this.#inflight.set(tenant, principal, messageId, inflight);
     let claimed = false;
     try {
-      const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId });
-      if (previous) {
-        inflight.resolve(await this.#outcomeOf(previous, scope));
+      const createdAtMs = Date.now();
+      const facts = { fingerprint, createdAtMs };
+      const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId, ...facts });
+      if (previous && previous.createdAtMs !== undefined && previous.createdAtMs + ttlMs <= createdAtMs) {
+        // Outside the window: the messageId is free again.
+        await this.#store.setIdempotencyRecord(key, { status: 'pending', taskId, ...facts });
+      } else if (previous) {
         this.#inflight.delete(tenant, principal, messageId);
+        if (previous.fingerprint !== undefined && previous.fingerprint !== fingerprint) {
+          inflight.reject(messageIdReused(messageId));
+          throw messageIdReused(messageId);
+        }
+        inflight.resolve(await this.#outcomeOf(previous, scope));
         return this.#duplicate(inflight.outcome());
       }
       claimed = true;
-
-      let existing: StoredTask | undefined;
-      let contextId: string;
-      if (requestedTaskId) {
-        existing = await this.#manager.get(scope, requestedTaskId);
-        if (!existing) throw notFound(requestedTaskId);
-        const taskContext = existing.task.contextId ?? '';
-        if (message.contextId && message.contextId !== taskContext) {
-          throw invalidParam(
-            'message.contextId',
-            `does not match the context of task ${requestedTaskId}; omit it or send the task's contextId`,
-          );
-        }
-        if (!acceptsMessages(existing.task.status.state)) throw terminalTask(existing.task);
-        contextId = taskContext;
-      } else {
-        contextId = message.contextId ? message.contextId : newId();
-      }
-      const clientMessage: Message = { ...message, taskId, contextId };
-      if (stream) {
-        const unsubscribe = this.#bus.subscribe({ tenant: ctx.tenant, taskId }, stream.handle);
-        stream.onEnd(unsubscribe);
-      }
-      if (existing) {
-        try {
-          existing = await this.#manager.addClientMessage(scope, taskId, clientMessage);
-        } catch (error) {
-          if (error instanceof IllegalTaskEventError) {
-            const now = await this.#manager.get(scope, taskId);
-            throw now ? terminalTask(now.task) : notFound(taskId);
-          }
-          throw error;
-        }
-      }
-      let precreated = false;
-      if (!existing && configuration?.returnImmediately === true && !stream) {
-        // The client asked for a task handle at once: create it before the agent runs.
-        existing = await this.#manager.create(scope, {
-          id: taskId,
-          contextId,
-          state: TaskState.SUBMITTED,
-          history: [clientMessage],
-          ...(request.metadata ? { metadata: request.metadata } : {}),
-        });
-        precreated = true;
-      }
-      if (pushConfig) await this.#pushStore.put(scope, pushConfigFor(pushConfig, taskId));
-      const sink = this.#run(request, ctx, scope, clientMessage, existing, precreated);
+      const sink = await this.#start(request, ctx, taskId, stream);
       sink.outcome.then(
         (outcome) => {
           const result: SendOutcome =
@@ -499,11 +480,10 @@ export class DefaultRequestHandler implements RequestHandler {
             .setIdempotencyRecord(
               key,
               result.kind === 'message'
-                ? { status: 'message', message: result.message }
-                : { status: 'task', taskId },
+                ? { status: 'message', message: result.message, ...facts }
+                : { status: 'task', taskId, ...facts },
             )
             .then(release, release);
-          if (result.kind === 'message' && pushConfig) void this.#pushStore.deleteAll(scope, taskId);
         },
         (error: unknown) => {
           inflight.reject(error);
@@ -518,6 +498,76 @@ export class DefaultRequestHandler implements RequestHandler {
       if (claimed) await this.#store.setIdempotencyRecord(key, undefined);
       throw error;
     }
+  }
+
+  /**
+   * Checks a send that is not a duplicate, records the client message and starts the agent
+   * on task `taskId`. When `stream` is given it is subscribed to the task's topic first.
+   */
+  async #start(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+    taskId: string,
+    stream: TaskEventStream | undefined,
+  ): Promise<ExecutionSink> {
+    const message = request.message;
+    const configuration = request.configuration;
+    const pushConfig = configuration?.taskPushNotificationConfig;
+    const scope = scopeOf(ctx);
+    const requestedTaskId = message.taskId ? message.taskId : undefined;
+    let existing: StoredTask | undefined;
+    let contextId: string;
+    if (requestedTaskId) {
+      existing = await this.#manager.get(scope, requestedTaskId);
+      if (!existing) throw notFound(requestedTaskId);
+      const taskContext = existing.task.contextId ?? '';
+      if (message.contextId && message.contextId !== taskContext) {
+        throw invalidParam(
+          'message.contextId',
+          `does not match the context of task ${requestedTaskId}; omit it or send the task's contextId`,
+        );
+      }
+      if (!acceptsMessages(existing.task.status.state)) throw terminalTask(existing.task);
+      contextId = taskContext;
+    } else {
+      contextId = message.contextId ? message.contextId : newId();
+    }
+    const clientMessage: Message = { ...message, taskId, contextId };
+    if (stream) {
+      const unsubscribe = this.#bus.subscribe({ tenant: ctx.tenant, taskId }, stream.handle);
+      stream.onEnd(unsubscribe);
+    }
+    if (existing) {
+      try {
+        existing = await this.#manager.addClientMessage(scope, taskId, clientMessage);
+      } catch (error) {
+        if (error instanceof IllegalTaskEventError) {
+          const now = await this.#manager.get(scope, taskId);
+          throw now ? terminalTask(now.task) : notFound(taskId);
+        }
+        throw error;
+      }
+    }
+    let precreated = false;
+    if (!existing && configuration?.returnImmediately === true && !stream) {
+      // The client asked for a task handle at once: create it before the agent runs.
+      existing = await this.#manager.create(scope, {
+        id: taskId,
+        contextId,
+        state: TaskState.SUBMITTED,
+        history: [clientMessage],
+        ...(request.metadata ? { metadata: request.metadata } : {}),
+      });
+      precreated = true;
+    }
+    if (pushConfig) await this.#pushStore.put(scope, pushConfigFor(pushConfig, taskId));
+    const sink = this.#run(request, ctx, scope, clientMessage, existing, precreated);
+    if (pushConfig) {
+      sink.outcome.then((outcome) => {
+        if (outcome.kind === 'message') void this.#pushStore.deleteAll(scope, taskId);
+      }, noop);
+    }
+    return sink;
   }
 
   /** The outcome recorded for a repeated messageId (from the store). */

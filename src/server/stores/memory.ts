@@ -412,7 +412,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   save(record: StoredTask, expectedVersion: number): Promise<void> {
-    const caller = this.#caller(record.tenant, record.owner, true)!;
+    let caller = this.#caller(record.tenant, record.owner, true)!;
     const id = record.task.id;
     const current = caller.rows.get(id);
     if ((current?.version ?? 0) !== expectedVersion || record.version !== expectedVersion + 1) {
@@ -428,6 +428,8 @@ export class MemoryTaskStore implements TaskStore {
         );
       }
       this.#taskCount++;
+      // Retention may have dropped the caller's last task, and with it the caller's entry.
+      caller = this.#caller(record.tenant, record.owner, true)!;
     }
     caller.put(id, record, current);
     if (isTerminalState(record.task.status.state) && !(current && isTerminalState(rowState(current)))) {
