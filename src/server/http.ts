@@ -103,7 +103,13 @@ export interface A2AServerOptions {
 /** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */
 export type ServerLimits = Pick<DefaultRequestHandlerOptions, (typeof LIMIT_KEYS)[number]>;
 
-const LIMIT_KEYS = ['maxTaskParts', 'maxTaskBytes', 'idempotencyTtlMs'] as const;
+const LIMIT_KEYS = [
+  'maxTaskParts',
+  'maxTaskBytes',
+  'idempotencyTtlMs',
+  'maxStreamQueueEvents',
+  'maxStreamQueueBytes',
+] as const;
 
 /** Where {@link A2AServer.listen} listens. */
 export interface ListenInfo {

@@ -39,7 +39,12 @@ import { acceptsMessages, isCancelable } from '../model/state-machine.js';
 import { timestampToMillis } from '../model/timestamp.js';
 import type { EventBus } from './event-bus/event-bus.js';
 import { InProcessEventBus } from './event-bus/in-process.js';
-import { TaskEventStream } from './event-bus/task-stream.js';
+import {
+  DEFAULT_STREAM_QUEUE_BYTES,
+  DEFAULT_STREAM_QUEUE_EVENTS,
+  TaskEventStream,
+  type StreamQueueLimits,
+} from './event-bus/task-stream.js';
 import { errorText, ExecutionSink } from './event-sink.js';
 import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
 import { checkIdempotencyTtl, messageIdReused, requestFingerprint } from './idempotency.js';
@@ -151,6 +156,14 @@ export interface DefaultRequestHandlerOptions {
    * @default 86400000 (24 hours)
    */
   idempotencyTtlMs?: number;
+  /**
+   * Most events one stream (SendStreamingMessage, SubscribeToTask) holds unread. A client
+   * that falls further behind gets one error event (UnavailableError: resubscribe and
+   * reconcile with GetTask) and its stream ends; the agent is never slowed. @default 10000
+   */
+  maxStreamQueueEvents?: number;
+  /** Most bytes (approximate) one stream holds unread; enforced like `maxStreamQueueEvents`. @default 16777216 (16 MiB) */
+  maxStreamQueueBytes?: number;
 }
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -315,6 +328,7 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #manager: TaskManager;
   readonly #cursors: ListCursorCodec;
   readonly #idempotencyTtlMs: number;
+  readonly #streamLimits: StreamQueueLimits;
   /** Running executions by tenant, then task id (an array while several run at once). */
   readonly #executions = new Map<string, Map<string, Execution | Execution[]>>();
   /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
@@ -346,6 +360,10 @@ export class DefaultRequestHandler implements RequestHandler {
     });
     this.#cursors = new ListCursorCodec(options.pageTokenSecret);
     this.#idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
+    this.#streamLimits = {
+      maxEvents: options.maxStreamQueueEvents ?? DEFAULT_STREAM_QUEUE_EVENTS,
+      maxBytes: options.maxStreamQueueBytes ?? DEFAULT_STREAM_QUEUE_BYTES,
+    };
   }
 
   /** The TaskManager (for push delivery and tools that need to observe tasks). */
@@ -896,7 +914,7 @@ export class DefaultRequestHandler implements RequestHandler {
 
   #openStream(ctx: ServerCallContext, historyLength: number | undefined): TaskEventStream {
     if (this.#closed) throw new UnavailableError('the server is shutting down');
-    const stream = new TaskEventStream((task) => viewTask(task, historyLength));
+    const stream = new TaskEventStream((task) => viewTask(task, historyLength), this.#streamLimits);
     this.#streams.add(stream);
     stream.onEnd(() => this.#streams.delete(stream));
     const signal = ctx.signal;
