@@ -11,6 +11,7 @@ import { compile } from '../model/validate.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
 import { IllegalTaskEventError, statusChange, type TaskManager } from './task-manager.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
+import { yieldIfBusy } from './time-slice.js';
 
 const partValidator = compile(PartSchema);
 
@@ -286,8 +287,12 @@ export class ExecutionSink implements TaskEventSink {
         ),
       );
     }
-    // With nothing queued the step starts at once instead of a turn later.
-    const run = this.#queued === 0 ? step() : this.#chain.then(step);
+    // With nothing queued the step starts at once instead of a turn later, unless this turn
+    // of the event loop has run long enough: then it waits for the next (other requests first).
+    const pause = yieldIfBusy();
+    const previous = this.#queued === 0 ? undefined : this.#chain;
+    const gate = pause && previous ? previous.then(() => pause) : (pause ?? previous);
+    const run = gate ? gate.then(step) : step();
     this.#queued++;
     this.#chain = run.then(this.#stepDone, this.#stepFailed);
     return run;
