@@ -116,7 +116,14 @@ export interface TaskStore {
    * `record.version` must be `expectedVersion + 1`.
    */
   save(record: StoredTask, expectedVersion: number): Promise<void>;
-  /** A page of tasks matching `query`. */
+  /**
+   * A page of tasks matching `query`, newest `status.timestamp` first (ties: larger id first),
+   * starting strictly after `query.after`. The cursor guarantee every store keeps: walking
+   * the pages, each task that existed when the walk began and whose status did not change
+   * during it is returned exactly once, and no task is returned twice. (A status change only
+   * moves a task's time forward, before the walk's position: an updated task is not returned
+   * again, and may not be returned at all; tasks created during the walk are not returned.)
+   */
   list(query: TaskQuery): Promise<TaskPage>;
   /**
    * Atomically records `record` for `key` unless a record exists. Returns the existing record,
