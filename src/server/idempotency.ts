@@ -3,7 +3,7 @@
  * the first result; a repeat whose content differs is refused, the way a payment API treats a
  * reused idempotency key. Messages are compared by a fingerprint of their canonical form.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { InvalidParamsError } from '../errors/a2a-error.js';
 import type { SendMessageRequest } from '../model/schema.js';
 
@@ -18,39 +18,38 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * dropped, so the same message sent over any binding has the same fingerprint.
  */
 export function requestFingerprint(request: SendMessageRequest): string {
-  const { messageId: _id, ...message } = request.message;
-  const hash = createHash('sha256');
-  writeCanonical(hash, [message, request.metadata]);
+  // One string and the one-shot hash: far cheaper than a Hash object fed piece by piece.
+  const canonical = `[${canonicalJson(request.message, 'messageId')},${canonicalJson(request.metadata)}]`;
   // 128 bits: ample to tell messages of one caller apart, half the storage of the full hash.
-  return hash.digest('base64url').slice(0, 22);
+  return hash('sha256', canonical, 'base64url').slice(0, 22);
 }
 
-/** Writes `value` as JSON with sorted keys and proto3 defaults omitted. */
-function writeCanonical(hash: { update(data: string): unknown }, value: unknown): void {
-  if (value === null || value === undefined) {
-    hash.update('null');
-  } else if (Array.isArray(value)) {
-    hash.update('[');
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) hash.update(',');
-      writeCanonical(hash, value[i]);
-    }
-    hash.update(']');
-  } else if (typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    hash.update('{');
-    let first = true;
-    for (const key of Object.keys(record).sort()) {
-      const item = record[key];
-      if (isDefault(item)) continue;
-      hash.update(first ? JSON.stringify(key) + ':' : ',' + JSON.stringify(key) + ':');
-      first = false;
-      writeCanonical(hash, item);
-    }
-    hash.update('}');
-  } else {
-    hash.update(JSON.stringify(value) ?? 'null');
+/** `value` as JSON with sorted keys and proto3 defaults omitted. */
+function canonicalJson(value: unknown, skipKey?: string): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return out + ']';
   }
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (!isSorted(keys)) keys.sort();
+    let out = '{';
+    for (const key of keys) {
+      const item = record[key];
+      if (key === skipKey || isDefault(item)) continue;
+      out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(item);
+    }
+    return out + '}';
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function isSorted(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false;
+  return true;
 }
 
 function isDefault(value: unknown): boolean {
