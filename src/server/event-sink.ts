@@ -10,6 +10,7 @@ import { Part as PartSchema, type Artifact, type Message, type Part } from '../m
 import { compile } from '../model/validate.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
 import { IllegalTaskEventError, statusChange, type TaskManager } from './task-manager.js';
+import { snapshotTask } from './task-snapshot.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
 import { yieldIfBusy } from './time-slice.js';
 
@@ -78,7 +79,13 @@ export class ExecutionSink implements TaskEventSink {
     });
     // Nobody may await the outcome (returnImmediately callers that went away); never unhandled.
     this.outcome.catch(() => {});
-    if (init.existing) this.#resolveOutcome({ kind: 'task', record: init.existing });
+    // A snapshot: this execution's events extend the stored task's arrays in place.
+    if (init.existing) {
+      this.#resolveOutcome({
+        kind: 'task',
+        record: { ...init.existing, task: snapshotTask(init.existing.task) },
+      });
+    }
   }
 
   reply(message: MessageInput): Promise<void> {
@@ -89,6 +96,8 @@ export class ExecutionSink implements TaskEventSink {
           this.taskId,
           TaskState.COMPLETED,
           this.#message(message),
+          undefined,
+          this.#latest(),
         );
         return;
       }
@@ -117,7 +126,14 @@ export class ExecutionSink implements TaskEventSink {
         await this.#create(state, msg, undefined);
         return;
       }
-      this.#last = await this.#init.manager.setStatus(this.#init.scope, this.taskId, state, msg, metadata);
+      this.#last = await this.#init.manager.setStatus(
+        this.#init.scope,
+        this.taskId,
+        state,
+        msg,
+        metadata,
+        this.#latest(),
+      );
     });
   }
 
@@ -139,6 +155,7 @@ export class ExecutionSink implements TaskEventSink {
         this.#last = await this.#init.manager.addArtifact(this.#init.scope, this.taskId, built, {
           ...(options.append ? { append: true } : {}),
           ...(options.lastChunk ? { lastChunk: true } : {}),
+          latest: this.#latest(),
         });
       }
       if (options.lastChunk) (this.#finished ??= new Set()).add(built.artifactId);
@@ -163,8 +180,16 @@ export class ExecutionSink implements TaskEventSink {
       if (state !== undefined && isTerminalState(state)) {
         throw new IllegalTaskEventError(`task is ${state}, a terminal state; it cannot become COMPLETED`);
       }
-      if (built) this.#last = await manager.addArtifact(scope, this.taskId, built);
-      this.#last = await manager.setStatus(scope, this.taskId, TaskState.COMPLETED, msg);
+      if (built)
+        this.#last = await manager.addArtifact(scope, this.taskId, built, { latest: this.#latest() });
+      this.#last = await manager.setStatus(
+        scope,
+        this.taskId,
+        TaskState.COMPLETED,
+        msg,
+        undefined,
+        this.#latest(),
+      );
     });
   }
 
@@ -262,7 +287,17 @@ export class ExecutionSink implements TaskEventSink {
     });
     this.#phase = 'task';
     this.#last = record;
-    this.#resolveOutcome({ kind: 'task', record });
+    // A snapshot: this execution's next events extend the stored task's arrays in place.
+    this.#resolveOutcome({ kind: 'task', record: { ...record, task: snapshotTask(record.task) } });
+  }
+
+  /**
+   * The latest record this execution knows (its last write, or the task it continues), which
+   * the manager tries as the current task and extends in place; a stale one loses the
+   * version check and the change is retried on the stored task.
+   */
+  #latest(): StoredTask | undefined {
+    return this.#last;
   }
 
   #checkOpen(): void {

@@ -31,6 +31,7 @@ import {
   type TaskLimits,
   type TaskSize,
 } from './task-size.js';
+import { ownArtifact, snapshotTask } from './task-snapshot.js';
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -293,7 +294,7 @@ export class TaskManager {
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
       const pending = this.bus.publish(
         { tenant: scope.tenant, taskId: task.id },
-        { taskId: task.id, version: 1, state: init.state, response: { task } },
+        { taskId: task.id, version: 1, state: init.state, response: { task: snapshotTask(task) } },
       );
       if (pending) await pending;
       return record;
@@ -303,11 +304,21 @@ export class TaskManager {
   /**
    * Applies `change` to the current task, in per-task order. `change` may throw to refuse
    * (nothing is written). A change that replaces `task.status` gets a new status timestamp.
+   * `latest`: the record this caller saved last (an execution's previous event), tried as the
+   * current task without reading the store; when someone else wrote since, the save's
+   * version check refuses it and the change is retried on the stored task. Only the writer of
+   * `latest` may pass it: its arrays are extended in place.
    */
-  update(scope: TaskScope, taskId: string, change: (current: StoredTask) => TaskChange): Promise<StoredTask> {
+  update(
+    scope: TaskScope,
+    taskId: string,
+    change: (current: StoredTask) => TaskChange,
+    latest?: StoredTask,
+  ): Promise<StoredTask> {
     return this.#serialize(scope.tenant, taskId, async () => {
       for (let attempt = 0; ; attempt++) {
-        const current = await this.store.get(scope, taskId);
+        const current =
+          attempt === 0 && latest?.task.id === taskId ? latest : await this.store.get(scope, taskId);
         if (!current) throw new IllegalTaskEventError(`task ${taskId} does not exist`);
         const before = taskSize(current.task);
         const changed = change(current);
@@ -358,8 +369,14 @@ export class TaskManager {
     state: TaskState,
     message?: Message,
     metadata?: Record<string, unknown>,
+    latest?: StoredTask,
   ): Promise<StoredTask> {
-    return this.update(scope, taskId, (current) => statusChange(current.task, state, message, metadata));
+    return this.update(
+      scope,
+      taskId,
+      (current) => statusChange(current.task, state, message, metadata),
+      latest,
+    );
   }
 
   /** Adds an artifact, or appends a chunk to one. */
@@ -367,9 +384,20 @@ export class TaskManager {
     scope: TaskScope,
     taskId: string,
     artifact: Artifact,
-    options: { append?: boolean; lastChunk?: boolean; metadata?: Record<string, unknown> } = {},
+    options: {
+      append?: boolean;
+      lastChunk?: boolean;
+      metadata?: Record<string, unknown>;
+      /** See {@link TaskManager.update}. */
+      latest?: StoredTask;
+    } = {},
   ): Promise<StoredTask> {
-    return this.update(scope, taskId, (current) => artifactChange(current.task, artifact, options));
+    return this.update(
+      scope,
+      taskId,
+      (current) => artifactChange(current.task, artifact, options),
+      options.latest,
+    );
   }
 
   /**
@@ -564,11 +592,6 @@ function appendMessage(task: Task, message: Message): { history: Message[]; roll
   return { history, rollback: () => void (history.length = length) };
 }
 
-/** A stored copy of an agent's artifact: its own parts array, which later chunks extend in place. */
-function ownArtifact(artifact: Artifact): Artifact {
-  return { ...artifact, parts: artifact.parts.slice() };
-}
-
 function positiveLimit(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
@@ -648,7 +671,7 @@ function artifactChange(
 export function viewTask(task: Task, historyLength?: number, includeArtifacts = true): Task {
   const out: Task = { id: task.id, contextId: task.contextId, status: task.status };
   if (includeArtifacts && task.artifacts && task.artifacts.length > 0) {
-    out.artifacts = task.artifacts.map((artifact) => ({ ...artifact, parts: artifact.parts.slice() }));
+    out.artifacts = task.artifacts.map(ownArtifact);
   }
   const history = task.history;
   if (history && history.length > 0 && historyLength !== 0) {

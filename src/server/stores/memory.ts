@@ -8,6 +8,7 @@
  * than the object graph. Reading a packed task parses it into a fresh object.
  */
 import { formatTimestamp } from '../../model/timestamp.js';
+import { snapshotTask } from '../task-snapshot.js';
 import { UnavailableError } from '../../errors/a2a-error.js';
 import { isInterruptedState, isTerminalState, type TaskState } from '../../model/enums.js';
 import type { Message, TaskPushNotificationConfig } from '../../model/schema.js';
@@ -166,8 +167,14 @@ function unpack(row: PackedTask, id: string, scope: TaskScope): StoredTask {
   };
 }
 
+/**
+ * The record a reader gets. A row held as an object is the very record the TaskManager saved,
+ * whose arrays its next change extends in place: readers get their own arrays (a copy of the
+ * array spines; messages and parts are shared), so what they read is this version only.
+ */
 function toStored(row: TaskRow, id: string, scope: TaskScope): StoredTask {
-  return row instanceof PackedTask ? unpack(row, id, scope) : row;
+  if (row instanceof PackedTask) return unpack(row, id, scope);
+  return { ...row, task: snapshotTask(row.task) };
 }
 
 /** `(aTime, aId)` before `(bTime, bId)` in ascending order (older first, then smaller id). */
