@@ -38,6 +38,7 @@ export type {
 } from './executor.js';
 export { MemoryPushConfigStore, MemoryTaskStore, type MemoryTaskStoreOptions } from './stores/memory.js';
 export type { TaskStore } from './stores/task-store.js';
+export { TaskTooLargeError } from './task-size.js';
 export type { PushConfigStore } from './stores/push-config-store.js';
 export type { EventBus } from './event-bus/event-bus.js';
 export { InProcessEventBus } from './event-bus/in-process.js';

@@ -113,7 +113,10 @@ export interface TaskStore {
   /**
    * Writes `record`. `expectedVersion` is the version the writer read (`0` for a new task);
    * when the stored version differs the write is refused with {@link TaskVersionConflictError}.
-   * `record.version` must be `expectedVersion + 1`.
+   * `record.version` must be `expectedVersion + 1`. After the promise settles, the TaskManager
+   * may extend the task's arrays (history, artifacts, parts) in place for its next change
+   * (undone when that save is refused): a store that keeps the object, as the memory store
+   * does, hands readers copies of those arrays; a store that serializes it is unaffected.
    */
   save(record: StoredTask, expectedVersion: number): Promise<void>;
   /**
