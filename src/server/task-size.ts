@@ -26,9 +26,11 @@ export interface TaskLimits {
   readonly maxBytes: number;
 }
 
-interface CachedSize extends TaskSize {
+interface CachedSize {
+  parts: number;
+  bytes: number;
   /** The history array the size was measured with (the cache entry is keyed by `artifacts`). */
-  readonly history: Message[] | undefined;
+  history: Message[] | undefined;
 }
 
 const cache = new WeakMap<Artifact[], CachedSize>();
@@ -47,9 +49,13 @@ function jsonSize(value: unknown): number {
   return json === undefined ? 0 : json.length;
 }
 
-/** What one message adds. */
+/** What one message adds: its parts, ids and role as framing, and its metadata and extensions. */
 export function messageSize(message: Message): TaskSize {
-  return { parts: message.parts.length, bytes: jsonSize(message) + 1 };
+  let bytes = partsSize(message.parts).bytes + 160;
+  if (message.metadata !== undefined) bytes += jsonSize(message.metadata);
+  if (message.extensions !== undefined) bytes += jsonSize(message.extensions);
+  if (message.referenceTaskIds !== undefined) bytes += jsonSize(message.referenceTaskIds);
+  return { parts: message.parts.length, bytes };
 }
 
 /** What a new artifact adds. */
@@ -57,10 +63,17 @@ export function artifactSize(artifact: Artifact): TaskSize {
   return { parts: artifact.parts.length, bytes: jsonSize(artifact) + 1 };
 }
 
-/** What appended parts add. */
+/** What appended parts add (text parts measured without encoding them: length plus framing). */
 export function partsSize(parts: readonly Part[]): TaskSize {
   let bytes = 0;
-  for (const part of parts) bytes += jsonSize(part) + 1;
+  for (const part of parts) {
+    if (typeof part.text !== 'string') {
+      bytes += jsonSize(part) + 1;
+      continue;
+    }
+    bytes += part.text.length + 12 + (part.mediaType?.length ?? 0) + (part.filename?.length ?? 0);
+    if (part.metadata !== undefined) bytes += jsonSize(part.metadata);
+  }
   return { parts: parts.length, bytes };
 }
 
@@ -85,8 +98,17 @@ export function taskSize(task: Task): TaskSize {
 
 /** Records the size of `task` (after a change that added to it in place). */
 export function remember(task: Task, size: TaskSize): void {
-  if (task.artifacts)
-    cache.set(task.artifacts, { parts: size.parts, bytes: size.bytes, history: task.history });
+  const artifacts = task.artifacts;
+  if (!artifacts) return;
+  const cached = cache.get(artifacts);
+  if (cached) {
+    // The usual case (an append in place): update the entry instead of allocating one.
+    cached.parts = size.parts;
+    cached.bytes = size.bytes;
+    cached.history = task.history;
+  } else {
+    cache.set(artifacts, { parts: size.parts, bytes: size.bytes, history: task.history });
+  }
 }
 
 /** Throws {@link TaskTooLargeError} when `size` is over `limits`. */

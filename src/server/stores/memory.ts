@@ -300,7 +300,8 @@ function bump<K>(counts: Map<K, number>, key: K, by: number): void {
  */
 class HeldRecord {
   constructor(
-    readonly status: IdempotencyRecord['status'],
+    /** Mutable: `pending` becomes `task` in place (the common end of a send, no allocation). */
+    public status: IdempotencyRecord['status'],
     /** The task id, or the message as JSON. */
     readonly value: string,
     readonly fingerprint: string | undefined,
@@ -611,7 +612,16 @@ export class MemoryTaskStore implements TaskStore {
     const leaf = this.#leaf(key, record !== undefined);
     if (leaf) {
       const existing = leaf.get(key.messageId);
-      if (existing) {
+      if (
+        existing &&
+        record?.status === 'task' &&
+        existing.status === 'pending' &&
+        existing.value === record.taskId &&
+        existing.fingerprint === record.fingerprint &&
+        existing.createdAtMs === record.createdAtMs
+      ) {
+        existing.status = 'task';
+      } else if (existing) {
         this.#idempotencyBytes -= existing.bytes(key.messageId);
         if (record === undefined) {
           leaf.delete(key.messageId);
