@@ -11,7 +11,9 @@ import { compile } from '../model/validate.js';
 import { checkAgentArtifact, checkAgentMessage, checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
 import { IllegalTaskEventError, statusChange, type TaskChange, type TaskManager } from './task-manager.js';
+import { snapshotTask } from './task-snapshot.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
+import { yieldIfBusy } from './time-slice.js';
 
 const partValidator = compile(PartSchema);
 
@@ -75,7 +77,13 @@ export class ExecutionSink implements TaskEventSink {
     });
     // Nobody may await the outcome (returnImmediately callers that went away); never unhandled.
     this.outcome.catch(() => {});
-    if (init.existing) this.#resolveOutcome({ kind: 'task', record: init.existing });
+    // A snapshot: this execution's events extend the stored task's arrays in place.
+    if (init.existing) {
+      this.#resolveOutcome({
+        kind: 'task',
+        record: { ...init.existing, task: snapshotTask(init.existing.task) },
+      });
+    }
   }
 
   reply(message: MessageInput): Promise<void> {
@@ -106,7 +114,14 @@ export class ExecutionSink implements TaskEventSink {
         await this.#create(state, msg, undefined);
         return;
       }
-      this.#last = await this.#init.manager.setStatus(this.#init.scope, this.taskId, state, msg, metadata);
+      this.#last = await this.#init.manager.setStatus(
+        this.#init.scope,
+        this.taskId,
+        state,
+        msg,
+        metadata,
+        this.#latest(),
+      );
     });
   }
 
@@ -128,6 +143,7 @@ export class ExecutionSink implements TaskEventSink {
         this.#last = await this.#init.manager.addArtifact(this.#init.scope, this.taskId, built, {
           ...(options.append ? { append: true } : {}),
           ...(options.lastChunk ? { lastChunk: true } : {}),
+          latest: this.#latest(),
         });
       }
       if (options.lastChunk) (this.#finished ??= new Set()).add(built.artifactId);
@@ -152,8 +168,16 @@ export class ExecutionSink implements TaskEventSink {
       if (state !== undefined && isTerminalState(state)) {
         throw new IllegalTaskEventError(`task is ${state}, a terminal state; it cannot become COMPLETED`);
       }
-      if (built) this.#last = await manager.addArtifact(scope, this.taskId, built);
-      this.#last = await manager.setStatus(scope, this.taskId, TaskState.COMPLETED, msg);
+      if (built)
+        this.#last = await manager.addArtifact(scope, this.taskId, built, { latest: this.#latest() });
+      this.#last = await manager.setStatus(
+        scope,
+        this.taskId,
+        TaskState.COMPLETED,
+        msg,
+        undefined,
+        this.#latest(),
+      );
     });
   }
 
@@ -273,7 +297,17 @@ export class ExecutionSink implements TaskEventSink {
     });
     this.#phase = 'task';
     this.#last = record;
-    this.#resolveOutcome({ kind: 'task', record });
+    // A snapshot: this execution's next events extend the stored task's arrays in place.
+    this.#resolveOutcome({ kind: 'task', record: { ...record, task: snapshotTask(record.task) } });
+  }
+
+  /**
+   * The latest record this execution knows (its last write, or the task it continues), which
+   * the manager tries as the current task and extends in place; a stale one loses the
+   * version check and the change is retried on the stored task.
+   */
+  #latest(): StoredTask | undefined {
+    return this.#last;
   }
 
   #checkOpen(): void {
@@ -298,8 +332,12 @@ export class ExecutionSink implements TaskEventSink {
         ),
       );
     }
-    // With nothing queued the step starts at once instead of a turn later.
-    const run = this.#queued === 0 ? step() : this.#chain.then(step);
+    // With nothing queued the step starts at once instead of a turn later, unless this turn
+    // of the event loop has run long enough: then it waits for the next (other requests first).
+    const pause = yieldIfBusy();
+    const previous = this.#queued === 0 ? undefined : this.#chain;
+    const gate = pause && previous ? previous.then(() => pause) : (pause ?? previous);
+    const run = gate ? gate.then(step) : step();
     this.#queued++;
     this.#chain = run.then(this.#stepSettled, this.#stepSettled);
     return run;

@@ -31,7 +31,11 @@ import {
 import { CardResource } from './card/serve.js';
 import type { ServerCallContext } from './context.js';
 import type { AgentExecutor } from './executor.js';
-import { DefaultRequestHandler, type RequestHandler } from './request-handler.js';
+import {
+  DefaultRequestHandler,
+  type DefaultRequestHandlerOptions,
+  type RequestHandler,
+} from './request-handler.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
 import type { TaskStore } from './stores/task-store.js';
 
@@ -85,11 +89,27 @@ export interface A2AServerOptions {
    */
   interruptedTimeoutMs?: number;
   /**
+   * Resource bounds and the idempotency window, passed to the DefaultRequestHandler (see
+   * {@link DefaultRequestHandlerOptions} for each one's meaning and default).
+   */
+  limits?: ServerLimits;
+  /**
    * Advanced: build the RequestHandler yourself instead of the DefaultRequestHandler (`agent`,
    * `store` and `extendedCard` are then unused). Receives the public card.
    */
   handler?: (card: () => AgentCard) => RequestHandler;
 }
+
+/** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */
+export type ServerLimits = Pick<DefaultRequestHandlerOptions, (typeof LIMIT_KEYS)[number]>;
+
+const LIMIT_KEYS = [
+  'maxTaskParts',
+  'maxTaskBytes',
+  'idempotencyTtlMs',
+  'maxStreamQueueEvents',
+  'maxStreamQueueBytes',
+] as const;
 
 /** Where {@link A2AServer.listen} listens. */
 export interface ListenInfo {
@@ -151,7 +171,14 @@ function createDefaultHandler(
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
+    ...pickLimits(options.limits),
   });
+}
+
+function pickLimits(limits: ServerLimits | undefined): ServerLimits {
+  const picked: Record<string, unknown> = {};
+  for (const key of LIMIT_KEYS) if (limits?.[key] !== undefined) picked[key] = limits[key];
+  return picked as ServerLimits;
 }
 
 function formatHost(host: string): string {

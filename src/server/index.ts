@@ -3,7 +3,14 @@
  * {@link AgentExecutor}; throw the error classes re-exported here.
  */
 export { createA2AServer } from './http.js';
-export type { A2AServer, A2AServerOptions, ExtendedCardConfig, ListenInfo, NodeHandler } from './http.js';
+export type {
+  A2AServer,
+  A2AServerOptions,
+  ExtendedCardConfig,
+  ListenInfo,
+  NodeHandler,
+  ServerLimits,
+} from './http.js';
 export {
   buildAgentCard,
   validateAgentCard,
@@ -29,8 +36,9 @@ export type {
   RequestContext,
   TaskEventSink,
 } from './executor.js';
-export { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
+export { MemoryPushConfigStore, MemoryTaskStore, type MemoryTaskStoreOptions } from './stores/memory.js';
 export type { TaskStore } from './stores/task-store.js';
+export { TaskTooLargeError } from './task-size.js';
 export type { PushConfigStore } from './stores/push-config-store.js';
 export type { EventBus } from './event-bus/event-bus.js';
 export { InProcessEventBus } from './event-bus/in-process.js';

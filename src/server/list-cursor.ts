@@ -1,5 +1,7 @@
 /**
- * Opaque ListTasks page tokens. A token names the last task of the previous page and is
+ * Opaque ListTasks page tokens. A token names the last task of the previous page (its status
+ * time and id: the next page starts strictly after it, see TaskStore.list for the guarantee
+ * that gives under concurrent changes) and is
  * bound by an HMAC to the caller (tenant, principal) and the filters, so a tampered token,
  * one minted for another caller or one reused with other filters is refused (SRV-LIST-9).
  */

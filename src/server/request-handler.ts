@@ -39,9 +39,15 @@ import { acceptsMessages, isCancelable } from '../model/state-machine.js';
 import { timestampToMillis } from '../model/timestamp.js';
 import type { EventBus } from './event-bus/event-bus.js';
 import { InProcessEventBus } from './event-bus/in-process.js';
-import { TaskEventStream } from './event-bus/task-stream.js';
+import {
+  DEFAULT_STREAM_QUEUE_BYTES,
+  DEFAULT_STREAM_QUEUE_EVENTS,
+  TaskEventStream,
+  type StreamQueueLimits,
+} from './event-bus/task-stream.js';
 import { errorText, ExecutionSink } from './event-sink.js';
 import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
+import { checkIdempotencyTtl, messageIdReused, requestFingerprint } from './idempotency.js';
 import { checkInputModes } from './input-modes.js';
 import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
@@ -134,6 +140,31 @@ export interface DefaultRequestHandlerOptions {
    * @example interruptedTimeoutMs: 15 * 60_000
    */
   interruptedTimeoutMs?: number;
+  /**
+   * Most parts (history message parts plus artifact parts) one task may hold. An agent event
+   * that would pass it rejects with InvalidAgentResponseError and changes nothing.
+   * @default 200000
+   */
+  maxTaskParts?: number;
+  /** Most JSON characters (about bytes) of history and artifacts one task may hold. @default 67108864 (64 MiB) */
+  maxTaskBytes?: number;
+  /**
+   * The idempotency window of SendMessage, counted from a messageId's first use: within it a
+   * repeat of the same message from the same caller returns the first result (the agent runs
+   * once), and a repeat with different content is refused with InvalidParamsError. After it
+   * the messageId is free again. `0` turns de-duplication off; `Infinity` never expires (the
+   * store's own caps still bound what it keeps).
+   * @default 86400000 (24 hours)
+   */
+  idempotencyTtlMs?: number;
+  /**
+   * Most events one stream (SendStreamingMessage, SubscribeToTask) holds unread. A client
+   * that falls further behind gets one error event (UnavailableError: resubscribe and
+   * reconcile with GetTask) and its stream ends; the agent is never slowed. @default 10000
+   */
+  maxStreamQueueEvents?: number;
+  /** Most bytes (approximate) one stream holds unread; enforced like `maxStreamQueueEvents`. @default 16777216 (16 MiB) */
+  maxStreamQueueBytes?: number;
 }
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -256,6 +287,8 @@ class CallerMap<V> {
  * they wait on is made only when one arrives (rare), not for every request.
  */
 class InflightSend {
+  constructor(readonly fingerprint: string) {}
+
   #state: 'running' | 'resolved' | 'rejected' = 'running';
   #value: unknown;
   #promise: Promise<SendOutcome> | undefined;
@@ -319,6 +352,8 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #cursors: ListCursorCodec;
   /** Each task's turn (its one running execution, the messages waiting) by tenant, then task id. */
   readonly #turns = new Map<string, Map<string, TaskTurn>>();
+  readonly #idempotencyTtlMs: number;
+  readonly #streamLimits: StreamQueueLimits;
   /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
   readonly #inflight = new CallerMap<InflightSend>();
   readonly #streams = new Set<TaskEventStream>();
@@ -337,6 +372,8 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#bus = options.eventBus ?? new InProcessEventBus();
     this.#manager = new TaskManager(this.#store, this.#bus, {
       interruptedTimeoutMs: options.interruptedTimeoutMs ?? DEFAULT_INTERRUPTED_TIMEOUT_MS,
+      ...(options.maxTaskParts !== undefined ? { maxTaskParts: options.maxTaskParts } : {}),
+      ...(options.maxTaskBytes !== undefined ? { maxTaskBytes: options.maxTaskBytes } : {}),
       onInterruptedExpired: (record) => {
         // An agent still running (waiting for an out-of-band credential) stops waiting.
         this.#executionOf(record.tenant, record.task.id)?.abort(
@@ -345,6 +382,11 @@ export class DefaultRequestHandler implements RequestHandler {
       },
     });
     this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    this.#idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
+    this.#streamLimits = {
+      maxEvents: options.maxStreamQueueEvents ?? DEFAULT_STREAM_QUEUE_EVENTS,
+      maxBytes: options.maxStreamQueueBytes ?? DEFAULT_STREAM_QUEUE_BYTES,
+    };
   }
 
   /** The TaskManager (for push delivery and tools that need to observe tasks). */
@@ -439,8 +481,7 @@ export class DefaultRequestHandler implements RequestHandler {
       );
     }
     const configuration = request.configuration;
-    const pushConfig = configuration?.taskPushNotificationConfig;
-    if (pushConfig) this.#requirePush();
+    if (configuration?.taskPushNotificationConfig) this.#requirePush();
     checkHistoryLength(configuration?.historyLength, 'configuration.historyLength');
     checkInputModes(this.#card(), message);
     const scope = scopeOf(ctx);
@@ -448,27 +489,89 @@ export class DefaultRequestHandler implements RequestHandler {
     const principal = ctx.principal.id;
     const messageId = message.messageId;
     const key: IdempotencyKey = { tenant, principal, messageId };
-
-    const running = this.#inflight.get(tenant, principal, messageId);
-    if (running) return this.#duplicate(running.outcome());
-
     const requestedTaskId = message.taskId ? message.taskId : undefined;
     const taskId = requestedTaskId ?? newId();
-    const inflight = new InflightSend();
+    const ttlMs = this.#idempotencyTtlMs;
+    if (ttlMs === 0) return { kind: 'run', sink: await this.#start(request, ctx, taskId, stream) };
+
+    const fingerprint = requestFingerprint(request);
+    const running = this.#inflight.get(tenant, principal, messageId);
+    if (running) {
+      if (running.fingerprint !== fingerprint) throw messageIdReused(messageId);
+      return this.#duplicate(running.outcome());
+    }
+
+    const inflight = new InflightSend(fingerprint);
     this.#inflight.set(tenant, principal, messageId, inflight);
     let claimed = false;
-    /** This message's turn on its task, once taken; `started` once the agent runs with it. */
-    let execution: Execution | undefined;
-    let started = false;
     try {
-      const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId });
-      if (previous) {
-        inflight.resolve(await this.#outcomeOf(previous, scope));
+      const createdAtMs = Date.now();
+      const facts = { fingerprint, createdAtMs };
+      const previous = await this.#store.claimIdempotencyKey(key, { status: 'pending', taskId, ...facts });
+      if (previous && previous.createdAtMs !== undefined && previous.createdAtMs + ttlMs <= createdAtMs) {
+        // Outside the window: the messageId is free again.
+        await this.#store.setIdempotencyRecord(key, { status: 'pending', taskId, ...facts });
+      } else if (previous) {
         this.#inflight.delete(tenant, principal, messageId);
+        if (previous.fingerprint !== undefined && previous.fingerprint !== fingerprint) {
+          inflight.reject(messageIdReused(messageId));
+          throw messageIdReused(messageId);
+        }
+        inflight.resolve(await this.#outcomeOf(previous, scope));
         return this.#duplicate(inflight.outcome());
       }
       claimed = true;
+      const sink = await this.#start(request, ctx, taskId, stream);
+      sink.outcome.then(
+        (outcome) => {
+          const result: SendOutcome =
+            outcome.kind === 'message'
+              ? { kind: 'message', message: outcome.message }
+              : { kind: 'task', taskId: outcome.record.task.id };
+          inflight.resolve(result);
+          const release = (): void => this.#inflight.delete(tenant, principal, messageId);
+          this.#store
+            .setIdempotencyRecord(
+              key,
+              result.kind === 'message'
+                ? { status: 'message', message: result.message, ...facts }
+                : { status: 'task', taskId, ...facts },
+            )
+            .then(release, release);
+        },
+        (error: unknown) => {
+          inflight.reject(error);
+          this.#inflight.delete(tenant, principal, messageId);
+          void this.#store.setIdempotencyRecord(key, undefined);
+        },
+      );
+      return { kind: 'run', sink };
+    } catch (error) {
+      inflight.reject(error);
+      this.#inflight.delete(tenant, principal, messageId);
+      if (claimed) await this.#store.setIdempotencyRecord(key, undefined);
+      throw error;
+    }
+  }
 
+  /**
+   * Checks a send that is not a duplicate, records the client message and starts the agent
+   * on task `taskId`. When `stream` is given it is subscribed to the task's topic first.
+   */
+  async #start(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+    taskId: string,
+    stream: TaskEventStream | undefined,
+  ): Promise<ExecutionSink> {
+    const message = request.message;
+    const pushConfig = request.configuration?.taskPushNotificationConfig;
+    const scope = scopeOf(ctx);
+    const tenant = ctx.tenant;
+    const requestedTaskId = message.taskId ? message.taskId : undefined;
+    /** This message's turn on its task, once taken; released here unless the agent runs with it. */
+    let execution: Execution | undefined;
+    try {
       let existing: StoredTask | undefined;
       let contextId: string;
       if (requestedTaskId) {
@@ -498,7 +601,7 @@ export class DefaultRequestHandler implements RequestHandler {
       }
       const clientMessage: Message = { ...message, taskId, contextId };
       if (stream) {
-        const unsubscribe = this.#bus.subscribe({ tenant: ctx.tenant, taskId }, stream.handle);
+        const unsubscribe = this.#bus.subscribe({ tenant, taskId }, stream.handle);
         stream.onEnd(unsubscribe);
       }
       if (existing) {
@@ -514,39 +617,17 @@ export class DefaultRequestHandler implements RequestHandler {
       }
       if (pushConfig) await this.#pushStore.put(scope, pushConfigFor(pushConfig, taskId));
       // A new task's id is unknown to anyone else: its turn is free.
-      execution ??= this.#takeTurn(tenant, taskId)!;
-      started = true;
-      const sink = this.#run(request, ctx, scope, clientMessage, existing, execution);
-      sink.outcome.then(
-        (outcome) => {
-          const result: SendOutcome =
-            outcome.kind === 'message'
-              ? { kind: 'message', message: outcome.message }
-              : { kind: 'task', taskId: outcome.record.task.id };
-          inflight.resolve(result);
-          const release = (): void => this.#inflight.delete(tenant, principal, messageId);
-          this.#store
-            .setIdempotencyRecord(
-              key,
-              result.kind === 'message'
-                ? { status: 'message', message: result.message }
-                : { status: 'task', taskId },
-            )
-            .then(release, release);
-          if (result.kind === 'message' && pushConfig) void this.#pushStore.deleteAll(scope, taskId);
-        },
-        (error: unknown) => {
-          inflight.reject(error);
-          this.#inflight.delete(tenant, principal, messageId);
-          void this.#store.setIdempotencyRecord(key, undefined);
-        },
-      );
-      return { kind: 'run', sink };
+      const turn = execution ?? this.#takeTurn(tenant, taskId)!;
+      execution = undefined; // the agent owns the turn from here
+      const sink = this.#run(request, ctx, scope, clientMessage, existing, turn);
+      if (pushConfig) {
+        sink.outcome.then((outcome) => {
+          if (outcome.kind === 'message') void this.#pushStore.deleteAll(scope, taskId);
+        }, noop);
+      }
+      return sink;
     } catch (error) {
-      if (execution && !started) this.#endTurn(tenant, taskId, execution);
-      inflight.reject(error);
-      this.#inflight.delete(tenant, principal, messageId);
-      if (claimed) await this.#store.setIdempotencyRecord(key, undefined);
+      if (execution) this.#endTurn(tenant, taskId, execution);
       throw error;
     }
   }
@@ -907,7 +988,7 @@ export class DefaultRequestHandler implements RequestHandler {
 
   #openStream(ctx: ServerCallContext, historyLength: number | undefined): TaskEventStream {
     if (this.#closed) throw new UnavailableError('the server is shutting down');
-    const stream = new TaskEventStream((task) => viewTask(task, historyLength));
+    const stream = new TaskEventStream((task) => viewTask(task, historyLength), this.#streamLimits);
     this.#streams.add(stream);
     stream.onEnd(() => this.#streams.delete(stream));
     const signal = ctx.signal;

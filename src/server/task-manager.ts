@@ -18,6 +18,20 @@ import {
   type TaskScope,
   type TaskStore,
 } from './stores/task-store.js';
+import {
+  addSizes,
+  artifactSize,
+  checkTaskSize,
+  DEFAULT_MAX_TASK_BYTES,
+  DEFAULT_MAX_TASK_PARTS,
+  messageSize,
+  partsSize,
+  remember,
+  taskSize,
+  type TaskLimits,
+  type TaskSize,
+} from './task-size.js';
+import { ownArtifact, snapshotTask } from './task-snapshot.js';
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -27,6 +41,16 @@ export interface TaskChange {
   readonly task: Task;
   /** The streamed form of the change; omit for changes that are not streamed. */
   readonly response?: StreamResponse;
+  /**
+   * What the change added to history and artifacts. Changes append to the current task's
+   * arrays in place (an append costs the same whatever the task's size), so they must say
+   * what they added: it is checked against the task caps and kept as the task's new size.
+   */
+  readonly grew?: TaskSize;
+  /** Not checked against the caps (a client message: the body limit bounds it already). */
+  readonly uncapped?: boolean;
+  /** Undoes the in-place appends when the change is not saved. */
+  readonly rollback?: () => void;
 }
 
 /** Fields of a new task. */
@@ -59,6 +83,17 @@ export interface TaskManagerOptions {
   interruptedTimeoutMs?: number;
   /** Called once an interrupted task has been failed for waiting too long (persisted and published). */
   onInterruptedExpired?: (record: StoredTask) => void;
+  /**
+   * Most parts (history message parts plus artifact parts) one task may hold; an agent event
+   * that would pass it is refused with InvalidAgentResponseError and changes nothing.
+   * @default 200000
+   */
+  maxTaskParts?: number;
+  /**
+   * Most JSON characters (about bytes) of history and artifacts one task may hold; enforced
+   * like `maxTaskParts`. @default 67108864 (64 MiB)
+   */
+  maxTaskBytes?: number;
 }
 
 /** The longest delay setTimeout accepts (about 24.8 days); longer waits take several timers in turn. */
@@ -189,6 +224,7 @@ export class TaskManager {
   readonly #interrupted: InterruptedTaskTimer | undefined;
   readonly #interruptedTimeoutMs: number;
   readonly #onInterruptedExpired: ((record: StoredTask) => void) | undefined;
+  readonly #limits: TaskLimits;
 
   constructor(
     readonly store: TaskStore,
@@ -202,6 +238,10 @@ export class TaskManager {
       );
     }
     this.#interruptedTimeoutMs = timeoutMs;
+    this.#limits = {
+      maxParts: positiveLimit(options.maxTaskParts, DEFAULT_MAX_TASK_PARTS, 'maxTaskParts'),
+      maxBytes: positiveLimit(options.maxTaskBytes, DEFAULT_MAX_TASK_BYTES, 'maxTaskBytes'),
+    };
     this.#onInterruptedExpired = options.onInterruptedExpired;
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       this.#interrupted = new InterruptedTaskTimer(timeoutMs, (ref) => void this.#expire(ref));
@@ -236,15 +276,13 @@ export class TaskManager {
       const now = Date.now();
       const status: TaskStatus = { state: init.state, timestamp: formatTimestamp(now) };
       if (init.statusMessage) status.message = init.statusMessage;
-      const history = init.statusMessage ? [...init.history, init.statusMessage] : init.history;
-      const task: Task = {
-        id: init.id,
-        contextId: init.contextId,
-        status,
-        history,
-        artifacts: init.artifacts ?? [],
-      };
+      // Own arrays: later changes append to them in place.
+      const history = init.statusMessage ? [...init.history, init.statusMessage] : init.history.slice();
+      const artifacts = (init.artifacts ?? []).map(ownArtifact);
+      const task: Task = { id: init.id, contextId: init.contextId, status, history, artifacts };
       if (init.metadata) task.metadata = init.metadata;
+      const size = taskSize(task);
+      checkTaskSize(task.id, size, this.#limits);
       const record: StoredTask = {
         tenant: scope.tenant,
         owner: scope.owner,
@@ -256,7 +294,7 @@ export class TaskManager {
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
       const pending = this.bus.publish(
         { tenant: scope.tenant, taskId: task.id },
-        { taskId: task.id, version: 1, state: init.state, response: { task } },
+        { taskId: task.id, version: 1, state: init.state, response: { task: snapshotTask(task) } },
       );
       if (pending) await pending;
       return record;
@@ -266,13 +304,34 @@ export class TaskManager {
   /**
    * Applies `change` to the current task, in per-task order. `change` may throw to refuse
    * (nothing is written). A change that replaces `task.status` gets a new status timestamp.
+   * `latest`: the record this caller saved last (an execution's previous event), tried as the
+   * current task without reading the store; when someone else wrote since, the save's
+   * version check refuses it and the change is retried on the stored task. Only the writer of
+   * `latest` may pass it: its arrays are extended in place.
    */
-  update(scope: TaskScope, taskId: string, change: (current: StoredTask) => TaskChange): Promise<StoredTask> {
+  update(
+    scope: TaskScope,
+    taskId: string,
+    change: (current: StoredTask) => TaskChange,
+    latest?: StoredTask,
+  ): Promise<StoredTask> {
     return this.#serialize(scope.tenant, taskId, async () => {
       for (let attempt = 0; ; attempt++) {
-        const current = await this.store.get(scope, taskId);
+        const current =
+          attempt === 0 && latest?.task.id === taskId ? latest : await this.store.get(scope, taskId);
         if (!current) throw new IllegalTaskEventError(`task ${taskId} does not exist`);
-        const { task, response } = change(current);
+        const before = taskSize(current.task);
+        const changed = change(current);
+        const { task, response, grew } = changed;
+        const size = grew ? addSizes(before, grew) : undefined;
+        if (size && !changed.uncapped) {
+          try {
+            checkTaskSize(taskId, size, this.#limits);
+          } catch (error) {
+            changed.rollback?.();
+            throw error;
+          }
+        }
         const statusTimeMs =
           task.status === current.task.status ? current.statusTimeMs : statusTime(task, current);
         const record: StoredTask = {
@@ -285,9 +344,11 @@ export class TaskManager {
         try {
           await this.store.save(record, current.version);
         } catch (error) {
+          changed.rollback?.();
           if (error instanceof TaskVersionConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
           throw error;
         }
+        if (size) remember(task, size);
         if (this.#interrupted) this.#timeInterrupted(current, record);
         if (response) {
           const pending = this.bus.publish(
@@ -308,8 +369,14 @@ export class TaskManager {
     state: TaskState,
     message?: Message,
     metadata?: Record<string, unknown>,
+    latest?: StoredTask,
   ): Promise<StoredTask> {
-    return this.update(scope, taskId, (current) => statusChange(current.task, state, message, metadata));
+    return this.update(
+      scope,
+      taskId,
+      (current) => statusChange(current.task, state, message, metadata),
+      latest,
+    );
   }
 
   /** Adds an artifact, or appends a chunk to one. */
@@ -317,9 +384,20 @@ export class TaskManager {
     scope: TaskScope,
     taskId: string,
     artifact: Artifact,
-    options: { append?: boolean; lastChunk?: boolean; metadata?: Record<string, unknown> } = {},
+    options: {
+      append?: boolean;
+      lastChunk?: boolean;
+      metadata?: Record<string, unknown>;
+      /** See {@link TaskManager.update}. */
+      latest?: StoredTask;
+    } = {},
   ): Promise<StoredTask> {
-    return this.update(scope, taskId, (current) => artifactChange(current.task, artifact, options));
+    return this.update(
+      scope,
+      taskId,
+      (current) => artifactChange(current.task, artifact, options),
+      options.latest,
+    );
   }
 
   /**
@@ -332,13 +410,19 @@ export class TaskManager {
       if (isTerminalState(task.status.state)) {
         throw new IllegalTaskEventError(`task is ${task.status.state}; it accepts no more messages`);
       }
-      const history = [...(task.history ?? []), message];
-      if (!isInterruptedState(task.status.state)) return { task: { ...task, history } };
+      const grew = messageSize(message);
+      const { history, rollback } = appendMessage(task, message);
+      if (!isInterruptedState(task.status.state)) {
+        return { task: { ...task, history }, grew, uncapped: true, rollback };
+      }
       const status: TaskStatus = { state: TaskState.WORKING, timestamp: '' };
       const next: Task = { ...task, history, status };
       return {
         task: next,
         response: { statusUpdate: { taskId, contextId: task.contextId ?? '', status } },
+        grew,
+        uncapped: true,
+        rollback,
       };
     });
   }
@@ -489,12 +573,31 @@ export function statusChange(
   const status: TaskStatus = { state, timestamp: '' };
   if (message) status.message = message;
   const next: Task = { ...task, status };
-  if (message) next.history = [...(task.history ?? []), message];
   const event: StreamResponse = {
     statusUpdate: { taskId: task.id, contextId: task.contextId ?? '', status },
   };
   if (metadata) event.statusUpdate.metadata = metadata;
-  return { task: next, response: event };
+  if (!message) return { task: next, response: event };
+  const grew = messageSize(message);
+  const { history, rollback } = appendMessage(task, message);
+  next.history = history;
+  return { task: next, response: event, grew, rollback };
+}
+
+/** Appends `message` to the task's history array in place (see {@link TaskChange.grew}). */
+function appendMessage(task: Task, message: Message): { history: Message[]; rollback: () => void } {
+  const history = task.history ?? [];
+  const length = history.length;
+  history.push(message);
+  return { history, rollback: () => void (history.length = length) };
+}
+
+function positiveLimit(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
+    throw new RangeError(`${name} must be a number >= 1 (Infinity: no limit), got ${String(value)}`);
+  }
+  return value;
 }
 
 /** The change that adds or extends an artifact; throws on a duplicate id or a missing append target. */
@@ -508,27 +611,46 @@ function artifactChange(
       `task is ${task.status.state}, a terminal state; it takes no more artifacts`,
     );
   }
+  // Appended in place (the current task's arrays belong to it; see TaskChange.grew), so a
+  // chunk costs the same whatever the artifact's size. The newest artifact is the usual target.
   const artifacts = task.artifacts ?? [];
-  const index = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-  let nextArtifacts: Artifact[];
+  const last = artifacts.length - 1;
+  const index =
+    last >= 0 && artifacts[last]!.artifactId === artifact.artifactId
+      ? last
+      : artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+  let grew: TaskSize;
+  let rollback: () => void;
   if (options.append) {
     if (index < 0) {
       throw new IllegalTaskEventError(`append to artifact ${artifact.artifactId}, which was never sent`);
     }
     const existing = artifacts[index]!;
-    const merged: Artifact = { ...existing, parts: [...existing.parts, ...artifact.parts] };
-    if (artifact.metadata) merged.metadata = { ...existing.metadata, ...artifact.metadata };
-    if (artifact.name !== undefined) merged.name = artifact.name;
-    if (artifact.description !== undefined) merged.description = artifact.description;
-    nextArtifacts = artifacts.slice();
-    nextArtifacts[index] = merged;
+    grew = partsSize(artifact.parts);
+    const parts = existing.parts;
+    const length = parts.length;
+    for (const part of artifact.parts) parts.push(part);
+    if (artifact.metadata || artifact.name !== undefined || artifact.description !== undefined) {
+      const merged: Artifact = { ...existing, parts };
+      if (artifact.metadata) merged.metadata = { ...existing.metadata, ...artifact.metadata };
+      if (artifact.name !== undefined) merged.name = artifact.name;
+      if (artifact.description !== undefined) merged.description = artifact.description;
+      artifacts[index] = merged;
+    }
+    rollback = () => {
+      parts.length = length;
+      artifacts[index] = existing;
+    };
   } else {
     if (index >= 0) {
       throw new IllegalTaskEventError(
         `artifact ${artifact.artifactId} was already sent; use append to extend it (artifactId is unique within a task)`,
       );
     }
-    nextArtifacts = [...artifacts, artifact];
+    grew = artifactSize(artifact);
+    const length = artifacts.length;
+    artifacts.push(ownArtifact(artifact));
+    rollback = () => void (artifacts.length = length);
   }
   const update: StreamResponse = {
     artifactUpdate: { taskId: task.id, contextId: task.contextId ?? '', artifact },
@@ -536,22 +658,26 @@ function artifactChange(
   if (options.append) update.artifactUpdate.append = true;
   if (options.lastChunk) update.artifactUpdate.lastChunk = true;
   if (options.metadata) update.artifactUpdate.metadata = options.metadata;
-  return { task: { ...task, artifacts: nextArtifacts }, response: update };
+  return { task: { ...task, artifacts }, response: update, grew, rollback };
 }
 
 /**
  * The task as returned to a client: history cut to the last `historyLength` messages
  * (0 omits it, undefined keeps all), `artifacts` omitted when not wanted, and empty lists
- * omitted (ProtoJSON drops empty repeated fields). Shares the stored objects; never mutate.
+ * omitted (ProtoJSON drops empty repeated fields). The arrays are copied (the stored task's
+ * grow in place, and the view may be encoded later); the messages and parts are shared:
+ * never mutate them.
  */
 export function viewTask(task: Task, historyLength?: number, includeArtifacts = true): Task {
   const out: Task = { id: task.id, contextId: task.contextId, status: task.status };
-  if (includeArtifacts && task.artifacts && task.artifacts.length > 0) out.artifacts = task.artifacts;
+  if (includeArtifacts && task.artifacts && task.artifacts.length > 0) {
+    out.artifacts = task.artifacts.map(ownArtifact);
+  }
   const history = task.history;
   if (history && history.length > 0 && historyLength !== 0) {
     out.history =
       historyLength === undefined || historyLength >= history.length
-        ? history
+        ? history.slice()
         : history.slice(-historyLength);
   }
   if (task.metadata) out.metadata = task.metadata;

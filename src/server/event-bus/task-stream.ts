@@ -5,14 +5,34 @@
  * AUTH_REQUIRED once the agent's execution has returned. The consumer stopping early only
  * unsubscribes; it never affects the task.
  */
+import { UnavailableError } from '../../errors/a2a-error.js';
 import { isTerminalState, TaskState } from '../../model/enums.js';
-import type { Message, StreamResponse, Task } from '../../model/schema.js';
+import type { Message, Part, StreamResponse, Task } from '../../model/schema.js';
 import type { TaskEvent } from './event-bus.js';
 
-/** Async iterator over StreamResponses with a bounded-by-producer in-memory queue. */
+/** Default bound of one stream's unread events. */
+export const DEFAULT_STREAM_QUEUE_EVENTS = 10_000;
+/** Default bound of one stream's unread events' size (approximate bytes): 16 MiB. */
+export const DEFAULT_STREAM_QUEUE_BYTES = 16 * 1024 * 1024;
+
+/** How many unread events a stream holds before its subscriber is dropped. */
+export interface StreamQueueLimits {
+  readonly maxEvents: number;
+  readonly maxBytes: number;
+}
+
+/**
+ * Async iterator over StreamResponses with a bounded in-memory queue. A consumer that falls
+ * behind by more than the limits is ended with an error at once (its queue dropped): the
+ * producer (the agent) is never slowed, and the client can resubscribe and reconcile with
+ * GetTask.
+ */
 export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
   #queue: StreamResponse[] = [];
   #head = 0;
+  /** Approximate bytes of the unread events in `#queue` (reset when it empties). */
+  #queuedBytes = 0;
+  readonly #limits: StreamQueueLimits;
   #waiter: { resolve: (r: IteratorResult<StreamResponse>) => void; reject: (e: unknown) => void } | undefined;
   #ended = false;
   #error: unknown;
@@ -25,8 +45,15 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
   readonly #view: (task: Task) => Task;
 
   /** `view` shapes Task snapshots (historyLength). */
-  constructor(view: (task: Task) => Task) {
+  constructor(
+    view: (task: Task) => Task,
+    limits: StreamQueueLimits = {
+      maxEvents: DEFAULT_STREAM_QUEUE_EVENTS,
+      maxBytes: DEFAULT_STREAM_QUEUE_BYTES,
+    },
+  ) {
     this.#view = view;
+    this.#limits = limits;
   }
 
   /** Registers something to undo when the stream ends (unsubscribe, listener removal). */
@@ -99,9 +126,25 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
     if (waiter) {
       this.#waiter = undefined;
       waiter.resolve({ value: item, done: false });
-    } else {
-      this.#queue.push(item);
+      return;
     }
+    this.#queue.push(item);
+    this.#queuedBytes += eventBytes(item);
+    const unread = this.#queue.length - this.#head;
+    if (unread > this.#limits.maxEvents || this.#queuedBytes > this.#limits.maxBytes) this.#overflow(unread);
+  }
+
+  /** The consumer fell too far behind: drop what it did not read and end with an error. */
+  #overflow(unread: number): void {
+    const bytes = this.#queuedBytes;
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedBytes = 0;
+    this.fail(
+      new UnavailableError(
+        `this stream fell behind: ${unread} events (about ${bytes} bytes) waited unread, more than the server buffers per stream (${this.#limits.maxEvents} events, ${this.#limits.maxBytes} bytes); the task goes on: resubscribe (SubscribeToTask) and reconcile with GetTask`,
+      ),
+    );
   }
 
   /** No more events: the consumer still receives what is queued, then the end. */
@@ -139,6 +182,10 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
       if (this.#head === this.#queue.length) {
         this.#queue = [];
         this.#head = 0;
+        this.#queuedBytes = 0;
+      } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
       }
       return Promise.resolve({ value, done: false });
     }
@@ -158,6 +205,7 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
   return(): Promise<IteratorResult<StreamResponse>> {
     this.#queue = [];
     this.#head = 0;
+    this.#queuedBytes = 0;
     this.#hasError = false;
     this.end();
     return Promise.resolve({ value: undefined, done: true });
@@ -165,5 +213,41 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+}
+
+/**
+ * Approximate encoded size of an event: its parts' payloads plus a fixed overhead. Cheap
+ * (no encoding); data parts are measured as JSON, once, when they are queued unread.
+ */
+function eventBytes(event: StreamResponse): number {
+  let bytes = 256;
+  if (event.artifactUpdate) bytes += partsBytes(event.artifactUpdate.artifact.parts);
+  else if (event.statusUpdate) bytes += partsBytes(event.statusUpdate.status.message?.parts);
+  else if (event.message) bytes += partsBytes(event.message.parts);
+  else if (event.task) {
+    for (const artifact of event.task.artifacts ?? []) bytes += partsBytes(artifact.parts);
+    for (const message of event.task.history ?? []) bytes += partsBytes(message.parts);
+  }
+  return bytes;
+}
+
+function partsBytes(parts: readonly Part[] | undefined): number {
+  let bytes = 0;
+  for (const part of parts ?? []) {
+    bytes += 32;
+    if (part.text !== undefined) bytes += part.text.length;
+    else if (part.raw !== undefined) bytes += part.raw.length;
+    else if (part.url !== undefined) bytes += part.url.length;
+    else if (part.data !== undefined) bytes += jsonLength(part.data);
+  }
+  return bytes;
+}
+
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0;
   }
 }

@@ -61,14 +61,33 @@ export interface IdempotencyKey {
   readonly messageId: string;
 }
 
-/** What a SendMessage produced (or is producing), keyed by {@link IdempotencyKey}. */
-export type IdempotencyRecord =
-  /** The request is being handled; it will address this task (minted up front). */
-  | { readonly status: 'pending'; readonly taskId: string }
-  /** The request created or continued this task. */
-  | { readonly status: 'task'; readonly taskId: string }
-  /** The agent answered with a direct message. */
-  | { readonly status: 'message'; readonly message: Message };
+/**
+ * Fields every {@link IdempotencyRecord} carries. Records are plain JSON objects: a SQL store
+ * may keep one as an opaque JSON column.
+ */
+export interface IdempotencyRecordFacts {
+  /**
+   * Fingerprint of the request the messageId was first used for (a hash of its canonical
+   * form): a repeat with another fingerprint is a different message and is refused.
+   * Absent on records written without one (then any repeat matches).
+   */
+  readonly fingerprint?: string;
+  /** When the messageId was first used (epoch ms); the idempotency window counts from it. */
+  readonly createdAtMs?: number;
+}
+
+/**
+ * What a SendMessage produced (or is producing), keyed by {@link IdempotencyKey}:
+ * `pending` while it is handled (it will address `taskId`, minted up front); `task` once it
+ * created or continued that task (a reference: the reply is the task); `message` when the
+ * agent answered with a direct message (kept whole: it is stored nowhere else).
+ */
+export type IdempotencyRecord = IdempotencyRecordFacts &
+  (
+    | { readonly status: 'pending'; readonly taskId: string }
+    | { readonly status: 'task'; readonly taskId: string }
+    | { readonly status: 'message'; readonly message: Message }
+  );
 
 /** A task waiting in an interrupted state, as listed by {@link TaskStore.listInterrupted}. */
 export interface InterruptedTaskRef {
@@ -94,10 +113,20 @@ export interface TaskStore {
   /**
    * Writes `record`. `expectedVersion` is the version the writer read (`0` for a new task);
    * when the stored version differs the write is refused with {@link TaskVersionConflictError}.
-   * `record.version` must be `expectedVersion + 1`.
+   * `record.version` must be `expectedVersion + 1`. After the promise settles, the TaskManager
+   * may extend the task's arrays (history, artifacts, parts) in place for its next change
+   * (undone when that save is refused): a store that keeps the object, as the memory store
+   * does, hands readers copies of those arrays; a store that serializes it is unaffected.
    */
   save(record: StoredTask, expectedVersion: number): Promise<void>;
-  /** A page of tasks matching `query`. */
+  /**
+   * A page of tasks matching `query`, newest `status.timestamp` first (ties: larger id first),
+   * starting strictly after `query.after`. The cursor guarantee every store keeps: walking
+   * the pages, each task that existed when the walk began and whose status did not change
+   * during it is returned exactly once, and no task is returned twice. (A status change only
+   * moves a task's time forward, before the walk's position: an updated task is not returned
+   * again, and may not be returned at all; tasks created during the walk are not returned.)
+   */
   list(query: TaskQuery): Promise<TaskPage>;
   /**
    * Atomically records `record` for `key` unless a record exists. Returns the existing record,
@@ -114,6 +143,14 @@ export interface TaskStore {
    * this process runs are timed.
    */
   listInterrupted?(): Promise<InterruptedTaskRef[]>;
+  /**
+   * Retention: deletes every terminal task (COMPLETED, FAILED, CANCELED, REJECTED) whose
+   * `status.timestamp` is before the instant `beforeMs` (epoch ms), in every tenant, and
+   * returns how many were deleted. Optional; never called by the handler on its own (an
+   * operator or a scheduled job calls it). A SQL store answers it from an index on
+   * (state, status time).
+   */
+  purgeTerminal?(beforeMs: number): Promise<number>;
   /** Releases resources (connections). */
   close?(): Promise<void>;
 }
