@@ -1,0 +1,222 @@
+/**
+ * Mutual TLS: a CA, a server certificate and client certificates made here with the openssl
+ * CLI, a real HTTPS server on 127.0.0.1 that requests client certificates, and the request
+ * view built from node:https.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  authRequestFromNode,
+  createMutualTlsAuthenticator,
+  createSecurityGate,
+  type Authenticator,
+} from '../../../src/server/auth/index.js';
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Pki {
+  ca: Buffer;
+  serverKey: Buffer;
+  serverCert: Buffer;
+  client: { key: Buffer; cert: Buffer };
+  stranger: { key: Buffer; cert: Buffer };
+}
+
+/** A test PKI (extensions from `NAME.ext`): CA -> server cert (127.0.0.1) and client cert (CN=alice); a second CA signs a stranger. */
+function makePki(dir: string): Pki {
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ca = (name: string) => {
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/O=Test/CN=${name}`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+    );
+  };
+  const leaf = (name: string, subj: string, signer: string) => {
+    ssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      subj,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${signer}.crt`,
+      '-CAkey',
+      `${signer}.key`,
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-out',
+      `${name}.crt`,
+      '-extfile',
+      `${name}.ext`,
+    );
+  };
+  const write = (name: string, text: string) =>
+    execFileSync('sh', ['-c', `cat > ${name}`], { cwd: dir, input: text });
+  ca('ca');
+  ca('other-ca');
+  write('server.ext', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  write('alice.ext', 'extendedKeyUsage=clientAuth\n');
+  write('mallory.ext', 'extendedKeyUsage=clientAuth\n');
+  leaf('server', '/CN=127.0.0.1', 'ca');
+  leaf('alice', '/O=Acme/CN=alice', 'ca');
+  leaf('mallory', '/O=Acme/CN=alice', 'other-ca');
+  const read = (f: string) => readFileSync(join(dir, f));
+  return {
+    ca: read('ca.crt'),
+    serverKey: read('server.key'),
+    serverCert: read('server.crt'),
+    client: { key: read('alice.key'), cert: read('alice.crt') },
+    stranger: { key: read('mallory.key'), cert: read('mallory.crt') },
+  };
+}
+
+/** An HTTPS server that answers each request with the gate's outcome as JSON. */
+async function startHttps(pki: Pki, authenticate: Authenticator['authenticate']) {
+  const server = createServer(
+    { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      authenticate(authRequestFromNode(req)).then(
+        (outcome) =>
+          res
+            .writeHead(outcome.ok ? 200 : 401, { 'content-type': 'application/json' })
+            .end(JSON.stringify(outcome)),
+        (error: unknown) => res.writeHead(500).end(String(error)),
+      );
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function call(
+  port: number,
+  pki: Pki,
+  identity?: { key: Buffer; cert: Buffer },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/a2a/jsonrpc',
+        method: 'POST',
+        ca: pki.ca,
+        agent: false,
+        ...identity,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('mutual TLS', { skip: hasOpenssl() ? false : 'openssl CLI not installed' }, () => {
+  test('a client certificate from the trusted CA names the principal; none or a stranger is refused', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-mtls-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const pki = makePki(dir);
+    const mtls = createMutualTlsAuthenticator();
+    assert.deepEqual(mtls.scheme, { mtlsSecurityScheme: {} });
+    const server = await startHttps(pki, (r) => mtls.authenticate(r));
+    t.after(() => server.close());
+
+    const good = await call(server.port, pki, pki.client);
+    assert.equal(good.status, 200);
+    const principal = good.body.principal as { id: string; schemes: string[]; claims: { issuer: string } };
+    assert.equal(principal.id, 'O=Acme,CN=alice');
+    assert.deepEqual(principal.schemes, ['mtls']);
+    assert.equal(principal.claims.issuer, 'O=Test,CN=ca');
+
+    const none = await call(server.port, pki);
+    assert.equal(none.status, 401);
+    assert.equal((none.body.failure as { kind: string }).kind, 'missing');
+
+    // Same subject, signed by a CA the server does not trust.
+    const stranger = await call(server.port, pki, pki.stranger);
+    assert.equal(stranger.status, 401);
+    assert.equal((stranger.body.failure as { kind: string }).kind, 'invalid');
+  });
+
+  test('CN mapping, and scopes from a custom mapping checked by the gate', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-mtls-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const pki = makePki(dir);
+    const byCn = createMutualTlsAuthenticator({ principal: 'cn' });
+    const scoped = createMutualTlsAuthenticator({
+      name: 'clientCert',
+      principal: (cert) => (cert.commonName ? { id: cert.commonName, scopes: ['tasks:read'] } : undefined),
+    });
+    const readGate = createSecurityGate({
+      authenticators: [scoped],
+      requirements: [{ schemes: { clientCert: { list: ['tasks:read'] } } }],
+    });
+    const writeGate = createSecurityGate({
+      authenticators: [scoped],
+      requirements: [{ schemes: { clientCert: { list: ['tasks:write'] } } }],
+    });
+    const s1 = await startHttps(pki, (r) => byCn.authenticate(r));
+    t.after(() => s1.close());
+    const s2 = await startHttps(pki, (r) => readGate.authenticate(r));
+    t.after(() => s2.close());
+    const s3 = await startHttps(pki, (r) => writeGate.authenticate(r));
+    t.after(() => s3.close());
+    assert.equal(((await call(s1.port, pki, pki.client)).body.principal as { id: string }).id, 'alice');
+    assert.equal((await call(s2.port, pki, pki.client)).status, 200);
+    const denied = await call(s3.port, pki, pki.client);
+    assert.equal((denied.body.failure as { kind: string }).kind, 'insufficient-scope');
+  });
+});
