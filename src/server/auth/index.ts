@@ -8,3 +8,4 @@ export * from './bearer.js';
 export * from './oauth.js';
 export * from './mtls.js';
 export * from './requirements.js';
+export { securityHeadersFor } from './reply-headers.js';

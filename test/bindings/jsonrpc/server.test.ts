@@ -317,7 +317,7 @@ describe('JSON-RPC operations', () => {
         const row = errorRow(code);
         assert.equal(
           res.status,
-          code === 'Unauthenticated' || code === 'PermissionDenied' ? row.httpStatus : 200,
+          ['Unauthenticated', 'PermissionDenied', 'ResourceExhausted'].includes(code) ? row.httpStatus : 200,
         );
         assert.equal(res.headers.get('content-type'), 'application/json', `${method} ${code}`);
         assert.equal(json?.id, 'e');

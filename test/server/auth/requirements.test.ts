@@ -10,10 +10,12 @@ import {
   createBasicAuthenticator,
   createSecurityGate,
   satisfiesRequirements,
+  securityHeadersFor,
   staticBasicCredentials,
   type AuthOutcome,
 } from '../../../src/server/auth/index.js';
 import type { SecurityRequirement } from '../../../src/model/schema.js';
+import { ResourceExhaustedError } from '../../../src/errors/index.js';
 
 const apiKey = createApiKeyAuthenticator({
   keys: {
@@ -151,5 +153,20 @@ describe('per-skill requirements', () => {
       () => authorizeSkill({ id: 'a', schemes: ['basic'], scopes: ['admin'] }, skill),
       InsufficientScopeError,
     );
+  });
+});
+
+describe('reply headers for security errors', () => {
+  test('WWW-Authenticate from the gate failure, Retry-After from a rate limit, nothing otherwise', async () => {
+    const gate = createSecurityGate({ authenticators: [apiKey, basicAuth] });
+    const error = await gate.principalOf(headers({})).catch((e: unknown) => e);
+    assert.deepEqual(securityHeadersFor(error), {
+      'www-authenticate':
+        'ApiKey realm="apiKey", in="header", name="X-API-Key", Basic realm="a2a", charset="UTF-8"',
+    });
+    assert.deepEqual(securityHeadersFor(new ResourceExhaustedError('x', { retryAfterSeconds: 7 })), {
+      'retry-after': '7',
+    });
+    assert.deepEqual(securityHeadersFor(new Error('x')), {});
   });
 });
