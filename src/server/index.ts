@@ -37,3 +37,58 @@ export { InProcessEventBus } from './event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
 export * from '../errors/index.js';
+export {
+  HeaderMap,
+  createAuthRequest,
+  authRequestFromNode,
+  authRequestFromFetch,
+  peerCertificateOf,
+  peerCertificateFromNode,
+  parseCookies,
+  AuthenticationFailedError,
+  InsufficientScopeError,
+  authFailureError,
+  createApiKeyAuthenticator,
+  createBasicAuthenticator,
+  staticBasicCredentials,
+  createBearerAuthenticator,
+  DEFAULT_JWT_ALGORITHMS,
+  createOpenIdConnectAuthenticator,
+  createOAuth2Authenticator,
+  createMutualTlsAuthenticator,
+  createSecurityGate,
+  satisfiesRequirements,
+  authorizeSkill,
+  securityHeadersFor,
+  constantTimeEqual,
+} from './auth/index.js';
+export type {
+  AuthRequest,
+  AuthRequestInit,
+  HeaderInit,
+  PeerCertificate,
+  AuthPrincipal,
+  AuthFailure,
+  AuthFailureKind,
+  AuthOutcome,
+  Authenticator,
+  ApiKeyAuthenticatorOptions,
+  ApiKeyLocation,
+  BasicAuthenticatorOptions,
+  BasicVerify,
+  BearerAuthenticatorOptions,
+  JwtKeySource,
+  JwtValidationOptions,
+  OAuthAuthenticator,
+  OpenIdConnectAuthenticatorOptions,
+  OAuth2AuthenticatorOptions,
+  MutualTlsAuthenticatorOptions,
+  SecurityGate,
+  SecurityGateOptions,
+} from './auth/index.js';
+export { cardSecurity, checkCardSecurity, withCardSecurity } from './card/security.js';
+export type { CardSecurity } from './card/security.js';
+export { signAgentCard } from './card/sign.js';
+export type { CardSigningAlgorithm, CardSigningKey, SignAgentCardOptions } from './card/sign.js';
+export { RateLimiter, ConcurrencyLimiter, principalKey } from './limits/index.js';
+export type { RateLimitOptions, RateDecision, ConcurrencyLimitOptions } from './limits/index.js';

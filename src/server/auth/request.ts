@@ -136,17 +136,32 @@ export function authRequestFromFetch(request: Request): AuthRequest {
 
 /** The client certificate of a TLS socket, or `undefined` when the client sent none. */
 export function peerCertificateOf(socket: TLSSocket): PeerCertificate | undefined {
-  const cert: NodePeerCertificate | Record<string, never> = socket.getPeerCertificate();
-  if (!cert || Object.keys(cert).length === 0 || !('subject' in cert)) return undefined;
   const error = socket.authorizationError as unknown;
+  return peerCertificateFromNode(
+    socket.getPeerCertificate(),
+    socket.authorized,
+    error ? (error instanceof Error ? error.message : String(error)) : undefined,
+  );
+}
+
+/**
+ * The view of a node `tls.PeerCertificate`, e.g. grpc-js `call.getAuthContext().sslPeerCertificate`
+ * (a gRPC server with `checkClientCertificate` only admits verified chains: pass `true`).
+ */
+export function peerCertificateFromNode(
+  cert: NodePeerCertificate | Record<string, never> | undefined,
+  authorized: boolean,
+  authorizationError?: string,
+): PeerCertificate | undefined {
+  if (!cert || Object.keys(cert).length === 0 || !('subject' in cert)) return undefined;
   const validTo = cert.valid_to ? new Date(cert.valid_to) : undefined;
   return {
     subject: distinguishedName(cert.subject),
     ...(typeof cert.subject?.CN === 'string' ? { commonName: cert.subject.CN } : {}),
     issuer: distinguishedName(cert.issuer),
     fingerprint256: cert.fingerprint256,
-    authorized: socket.authorized,
-    ...(error ? { authorizationError: error instanceof Error ? error.message : String(error) } : {}),
+    authorized,
+    ...(authorizationError ? { authorizationError } : {}),
     ...(validTo && !Number.isNaN(validTo.getTime()) ? { validTo } : {}),
   };
 }
