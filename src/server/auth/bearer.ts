@@ -52,6 +52,8 @@ export interface JwtValidationOptions {
   clockToleranceSeconds?: number;
   /** Refuse tokens issued longer ago than this (needs `iat`), in seconds. */
   maxTokenAgeSeconds?: number;
+  /** Required JWT `typ` header, e.g. `at+jwt` for RFC 9068 access tokens. @default not checked */
+  typ?: string;
   /** Claim that names the tenant (e.g. `tid`); absent means no tenant from the token. */
   tenantClaim?: string;
   /**
@@ -154,6 +156,7 @@ export function createJwtCheck(
     algorithms,
     clockTolerance: options.clockToleranceSeconds ?? 30,
     ...(options.maxTokenAgeSeconds !== undefined ? { maxTokenAge: options.maxTokenAgeSeconds } : {}),
+    ...(options.typ !== undefined ? { typ: options.typ } : {}),
   };
   const toPrincipal =
     options.principalFrom ?? ((claims: JWTPayload) => defaultPrincipal(claims, options.tenantClaim));

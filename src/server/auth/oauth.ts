@@ -164,10 +164,7 @@ async function fetchDiscovery(url: string, options: OAuthCommonOptions): Promise
       redirect: 'error',
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_DISCOVERY_BYTES) throw new Error('document too large');
-    text = await response.text();
-    if (text.length > MAX_DISCOVERY_BYTES) throw new Error('document too large');
+    text = await readBounded(response, MAX_DISCOVERY_BYTES);
   } catch (error) {
     throw new UnavailableError(`cannot read the discovery document at ${url}: ${String(error)}`, {
       cause: error,
@@ -184,4 +181,24 @@ async function fetchDiscovery(url: string, options: OAuthCommonOptions): Promise
     throw new UnavailableError(`the discovery document at ${url} lacks issuer or jwks_uri`);
   }
   return { issuer: d.issuer, jwks_uri: d.jwks_uri };
+}
+
+/** The body as text, failing as soon as it passes `limit` bytes. */
+async function readBounded(response: Response, limit: number): Promise<string> {
+  if (Number(response.headers.get('content-length') ?? 0) > limit) throw new Error('document too large');
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error('document too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -183,6 +183,25 @@ describe('bearer JWT against a JWKS URL', () => {
     assert.throws(() => createBearerAuthenticator({ issuer: ISSUER, audience: AUDIENCE }), /exactly one/);
   });
 
+  test('typ: an RFC 9068 access token is required when configured', async () => {
+    const rs = await signer('RS256', 'k');
+    const auth = createBearerAuthenticator({
+      keys: [rs.jwk],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      typ: 'at+jwt',
+    });
+    assert.match(failure(await auth.authenticate(bearer(await token(rs)))).message, /typ/);
+    const at = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: 'k', typ: 'at+jwt' })
+      .setSubject('svc')
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(rs.privateKey);
+    assert.equal(principal(await auth.authenticate(bearer(at))).id, 'svc');
+  });
+
   test('wrong scope: the gate answers insufficient_scope with a 403 challenge', async () => {
     const rs = await signer('RS256', 'k');
     const auth = createBearerAuthenticator({ keys: [rs.jwk], issuer: ISSUER, audience: AUDIENCE });
@@ -262,6 +281,18 @@ describe('OpenID Connect and OAuth 2.0 with discovery', () => {
     op.set('/.well-known/openid-configuration', { issuer: op.url, jwks_uri: `${op.url}/keys` });
     op.set('/keys', { keys: [rs.jwk] });
     principal(await auth.authenticate(bearer(tok)));
+  });
+
+  test('OIDC: an oversized discovery document is refused', async (t) => {
+    const op = await startJsonServer();
+    t.after(() => op.close());
+    op.set('/.well-known/openid-configuration', {
+      issuer: op.url,
+      jwks_uri: `${op.url}/keys`,
+      pad: 'x'.repeat(300_000),
+    });
+    const auth = createOpenIdConnectAuthenticator({ issuer: op.url, audience: AUDIENCE });
+    await assert.rejects(auth.ready(), /too large/);
   });
 
   test('OAuth 2.0: RFC 8414 metadata, a client-credentials flow on the card, scopes per requirement', async (t) => {
