@@ -9,3 +9,4 @@ export * from './oauth.js';
 export * from './mtls.js';
 export * from './requirements.js';
 export { securityHeadersFor } from './reply-headers.js';
+export { authRequestFromGrpc, type GrpcCallView } from './grpc-request.js';

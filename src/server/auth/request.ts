@@ -10,7 +10,7 @@ import { TLSSocket, type PeerCertificate as NodePeerCertificate } from 'node:tls
 export type HeaderInit =
   | Headers
   | Iterable<readonly [string, string]>
-  | Readonly<Record<string, string | readonly string[] | Buffer | readonly Buffer[] | undefined>>;
+  | Readonly<Record<string, string | Buffer | readonly (string | Buffer)[] | undefined>>;
 
 /** Case-insensitive, read-only multi-map of header (or gRPC metadata) values. */
 export class HeaderMap {
