@@ -42,6 +42,7 @@ export {
   createAuthRequest,
   authRequestFromNode,
   authRequestFromFetch,
+  authRequestFromGrpc,
   peerCertificateOf,
   peerCertificateFromNode,
   parseCookies,
@@ -65,6 +66,7 @@ export {
 export type {
   AuthRequest,
   AuthRequestInit,
+  GrpcCallView,
   HeaderInit,
   PeerCertificate,
   AuthPrincipal,
