@@ -22,7 +22,8 @@ export interface SecurityGateOptions {
   authenticators: readonly Authenticator[];
   /**
    * Alternatives of schemes (with required scopes). @default each authenticator alone, so any
-   * one of them suffices. An entry without schemes lets anonymous callers in.
+   * one of them suffices. An entry without schemes lets in callers who present no credential
+   * (a presented but bad one is still refused).
    */
   requirements?: readonly SecurityRequirement[];
 }
@@ -87,9 +88,13 @@ async function evaluate(
     return p;
   };
   const failures: AuthFailure[] = [];
+  let allowsAnonymous = false;
   for (const requirement of requirements) {
     const entries = Object.entries(requirement.schemes ?? {});
-    if (entries.length === 0) return { ok: true, principal: ANONYMOUS };
+    if (entries.length === 0) {
+      allowsAnonymous = true;
+      continue;
+    }
     const passed: { name: string; principal: AuthPrincipal }[] = [];
     let failed = false;
     for (const [name, scopes] of entries) {
@@ -121,6 +126,9 @@ async function evaluate(
     if ('kind' in merged) failures.push(merged);
     else return { ok: true, principal: merged };
   }
+  // Anonymous only when nothing was presented: a bad or too weak credential is refused.
+  if (allowsAnonymous && failures.every((f) => f.kind === 'missing'))
+    return { ok: true, principal: ANONYMOUS };
   return { ok: false, failure: pickFailure(failures) };
 }
 

@@ -94,6 +94,13 @@ describe('security gate', () => {
     });
     assert.equal(principal(await gate.authenticate(headers(KEY))).id, 'svc');
     assert.equal(principal(await gate.authenticate(headers({}))).id, 'anonymous');
+    assert.equal(failure(await gate.authenticate(headers({ 'x-api-key': 'wrong' }))).kind, 'invalid');
+    const scoped = createSecurityGate({
+      authenticators: [apiKey],
+      requirements: [{}, { schemes: { apiKey: { list: ['admin'] } } }],
+    });
+    assert.equal(failure(await scoped.authenticate(headers(KEY))).kind, 'insufficient-scope');
+    assert.equal(principal(await scoped.authenticate(headers({}))).id, 'anonymous');
     assert.throws(
       () =>
         createSecurityGate({
