@@ -105,7 +105,11 @@ export async function verifyAgentCard(
   } catch (error) {
     return fail('malformed', `the card cannot be canonicalized: ${(error as Error).message}`);
   }
-  const keyFor = keyResolver(options);
+  let keyFor = resolvers.get(options);
+  if (!keyFor) {
+    keyFor = keyResolver(options);
+    resolvers.set(options, keyFor);
+  }
   const algorithms = [...(options.algorithms ?? DEFAULT_CARD_ALGORITHMS)];
   const problems: string[] = [];
   let sawTrustedKey = false;
@@ -183,6 +187,10 @@ export async function verifyAgentCard(
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+type KeyLookup = (jku: string | undefined) => FlattenedVerifyGetKey | undefined;
+/** One lookup per options object, so that fetched JWKS stay cached between cards. */
+const resolvers = new WeakMap<VerifyAgentCardOptions, KeyLookup>();
 
 /** The key lookup for a signature: configured keys, then the trusted JWKS, then a trusted `jku`. */
 function keyResolver(

@@ -51,6 +51,9 @@ export function createSecurityGate(options: SecurityGateOptions): SecurityGate {
     if (byName.has(a.name)) throw new Error(`two authenticators are named ${a.name}`);
     byName.set(a.name, a);
   }
+  if (options.authenticators.length === 0) {
+    throw new Error('a security gate needs at least one authenticator (leave authentication off instead)');
+  }
   const requirements = options.requirements ?? anyOf(options.authenticators);
   if (requirements.length === 0) throw new Error('securityRequirements is empty: nobody could call');
   for (const r of requirements) {

@@ -178,7 +178,10 @@ describe('card signing', () => {
     const wire = overTheWire(
       await signAgentCard(sampleCard(), { privateKey: es.privateKey, alg: 'ES256', kid: 'jwks-1', jku }),
     );
-    ok(await verifyAgentCard(wire, { jwks: jku }));
+    const trusted = { jwks: jku };
+    ok(await verifyAgentCard(wire, trusted));
+    ok(await verifyAgentCard(wire, trusted));
+    assert.equal(server.hits.get('/jwks.json'), 1, 'the JWKS is fetched once per options object');
     assert.equal(notOk(await verifyAgentCard(wire, {})).reason, 'no-trusted-key');
     assert.equal(notOk(await verifyAgentCard(wire, { trustJku: () => false })).reason, 'no-trusted-key');
     ok(await verifyAgentCard(wire, { trustJku: (u) => u.startsWith(server.url) }));
