@@ -62,6 +62,9 @@ export {
   authorizeSkill,
   securityHeadersFor,
   constantTimeEqual,
+  readTlsConfig,
+  httpsServerOptions,
+  grpcServerCredentials,
 } from './auth/index.js';
 export type {
   AuthRequest,
@@ -87,10 +90,16 @@ export type {
   MutualTlsAuthenticatorOptions,
   SecurityGate,
   SecurityGateOptions,
+  TlsConfig,
 } from './auth/index.js';
 export { cardSecurity, checkCardSecurity, withCardSecurity } from './card/security.js';
 export type { CardSecurity } from './card/security.js';
 export { signAgentCard } from './card/sign.js';
 export type { CardSigningAlgorithm, CardSigningKey, SignAgentCardOptions } from './card/sign.js';
-export { RateLimiter, ConcurrencyLimiter, principalKey } from './limits/index.js';
-export type { RateLimitOptions, RateDecision, ConcurrencyLimitOptions } from './limits/index.js';
+export { RateLimiter, ConcurrencyLimiter, principalKey, httpServerTimeouts } from './limits/index.js';
+export type {
+  RateLimitOptions,
+  RateDecision,
+  ConcurrencyLimitOptions,
+  HttpTimeoutOptions,
+} from './limits/index.js';

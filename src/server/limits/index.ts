@@ -2,3 +2,4 @@
 export * from './rate-limit.js';
 export * from './concurrency.js';
 export { principalKey } from './key.js';
+export { httpServerTimeouts, type HttpTimeoutOptions } from './http-timeouts.js';

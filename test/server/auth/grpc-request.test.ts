@@ -13,6 +13,7 @@ import {
   createApiKeyAuthenticator,
   createMutualTlsAuthenticator,
   createSecurityGate,
+  grpcServerCredentials,
   type AuthOutcome,
   type SecurityGate,
 } from '../../../src/server/auth/index.js';
@@ -95,11 +96,7 @@ describe('authentication from gRPC calls', () => {
       });
       const server = await startGrpc(
         gate,
-        grpc.ServerCredentials.createSsl(
-          pki.ca,
-          [{ private_key: pki.serverKey, cert_chain: pki.serverCert }],
-          true,
-        ),
+        grpcServerCredentials({ key: pki.serverKey, cert: pki.serverCert, clientCa: pki.ca }),
       );
       t.after(() => server.close());
       const good = await who(

@@ -14,6 +14,8 @@ import {
   authRequestFromNode,
   createMutualTlsAuthenticator,
   createSecurityGate,
+  httpsServerOptions,
+  readTlsConfig,
   type Authenticator,
 } from '../../../src/server/auth/index.js';
 import { hasOpenssl, makePki, type Pki } from '../../support/pki.js';
@@ -21,7 +23,7 @@ import { hasOpenssl, makePki, type Pki } from '../../support/pki.js';
 /** An HTTPS server that answers each request with the gate's outcome as JSON. */
 async function startHttps(pki: Pki, authenticate: Authenticator['authenticate']) {
   const server = createServer(
-    { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: false },
+    httpsServerOptions({ key: pki.serverKey, cert: pki.serverCert, clientCa: pki.ca }),
     (req, res) => {
       authenticate(authRequestFromNode(req)).then(
         (outcome) =>
@@ -97,6 +99,24 @@ describe('mutual TLS', { skip: hasOpenssl() ? false : 'openssl CLI not installed
     const stranger = await call(server.port, pki, pki.stranger);
     assert.equal(stranger.status, 401);
     assert.equal((stranger.body.failure as { kind: string }).kind, 'invalid');
+  });
+
+  test('TLS settings read from PEM files; TLS 1.2 is the oldest version offered', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-mtls-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const pki = makePki(dir);
+    const config = readTlsConfig({
+      certFile: join(dir, 'server.crt'),
+      keyFile: join(dir, 'server.key'),
+      clientCaFile: join(dir, 'ca.crt'),
+    });
+    assert.deepEqual(config.clientCa, pki.ca);
+    const options = httpsServerOptions(config);
+    assert.equal(options.minVersion, 'TLSv1.2');
+    assert.equal(options.requestCert, true);
+    assert.equal(options.rejectUnauthorized, false);
+    const plain = httpsServerOptions({ cert: config.cert, key: config.key });
+    assert.equal(plain.requestCert, undefined);
   });
 
   test('CN mapping, and scopes from a custom mapping checked by the gate', async (t) => {
