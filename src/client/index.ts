@@ -62,3 +62,12 @@ export type { CallOptions, Transport } from './transport.js';
 export { JsonRpcTransport, type JsonRpcTransportOptions } from '../bindings/jsonrpc/client.js';
 export { RestTransport, type RestTransportOptions } from '../bindings/rest/client.js';
 export type { HttpTransportOptions } from './http.js';
+export {
+  verifyAgentCard,
+  cardSignatureVerifier,
+  AgentCardSignatureError,
+  DEFAULT_CARD_ALGORITHMS,
+  type VerifyAgentCardOptions,
+  type CardVerification,
+  type CardVerificationFailure,
+} from './card-signature.js';

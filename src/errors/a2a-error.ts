@@ -134,6 +134,16 @@ export class UnavailableError extends errorClass('Unavailable') {}
 export class UnauthenticatedError extends errorClass('Unauthenticated') {}
 /** Authenticated but not allowed (403 / PERMISSION_DENIED). */
 export class PermissionDeniedError extends errorClass('PermissionDenied') {}
+/** A rate limit or per-caller cap was hit (429 / RESOURCE_EXHAUSTED). */
+export class ResourceExhaustedError extends errorClass('ResourceExhausted') {
+  /** Whole seconds after which a retry may succeed; bindings send it as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message?: string, options: A2AErrorOptions & { retryAfterSeconds?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds =
+      options.retryAfterSeconds === undefined ? undefined : Math.max(0, Math.ceil(options.retryAfterSeconds));
+  }
+}
 
 const ERROR_CLASSES: Record<A2AErrorCode, Ctor> = {
   TaskNotFound: TaskNotFoundError,
@@ -153,6 +163,7 @@ const ERROR_CLASSES: Record<A2AErrorCode, Ctor> = {
   Unavailable: UnavailableError,
   Unauthenticated: UnauthenticatedError,
   PermissionDenied: PermissionDeniedError,
+  ResourceExhausted: ResourceExhaustedError,
 };
 
 /** Wraps anything thrown into an A2AError; unknown failures become InternalError without leaking detail. */

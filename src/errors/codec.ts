@@ -132,7 +132,7 @@ function jsonRpcCode(value: unknown): A2AErrorCode | undefined {
 
 /** Options of {@link fromJsonRpcError}. */
 export interface JsonRpcDecodeOptions {
-  /** HTTP status of the response: tells 401 from 403 (both -32000, G3) and 503 from 500 (-32603). */
+  /** HTTP status of the response: tells 401, 403 and 429 apart (all -32000, G3) and 503 from 500 (-32603). */
   httpStatus?: number;
 }
 
@@ -150,6 +150,7 @@ export function fromJsonRpcError(obj: unknown, raw?: unknown, options: JsonRpcDe
   const details = readErrorDetails(obj['data']);
   let code = (details.reason && codeForReason(details.reason)) || jsonRpcCode(obj['code']);
   if (code === 'Unauthenticated' && status === 403) code = 'PermissionDenied';
+  if (code === 'Unauthenticated' && status === 429) code = 'ResourceExhausted';
   if (code === 'InternalError' && status === 503) code = 'Unavailable';
   return createError(code ?? 'InternalError', text(obj['message']), {
     metadata: details.metadata,

@@ -45,7 +45,8 @@ export type A2AErrorCode =
   | 'InternalError'
   | 'Unavailable'
   | 'Unauthenticated'
-  | 'PermissionDenied';
+  | 'PermissionDenied'
+  | 'ResourceExhausted';
 
 /** One row of the error table. */
 export interface ErrorRow {
@@ -171,6 +172,13 @@ const TABLE: Record<A2AErrorCode, ErrorRow> = {
     httpStatus: 403,
     message: 'Permission denied',
   },
+  // Rate limits and per-caller caps (SRV-SEC-7): like G3, JSON-RPC answers at the HTTP layer.
+  ResourceExhausted: {
+    jsonRpcCode: -32000,
+    grpcStatus: 'RESOURCE_EXHAUSTED',
+    httpStatus: 429,
+    message: 'Too many requests',
+  },
 };
 
 const overrides = new Map<A2AErrorCode, Partial<Pick<ErrorRow, 'httpStatus' | 'grpcStatus'>>>();
@@ -225,6 +233,7 @@ export function codeForHttpStatus(status: number): A2AErrorCode {
     case 415:
       return 'ContentTypeNotSupported';
     case 429:
+      return 'ResourceExhausted';
     case 502:
     case 503:
     case 504:
@@ -248,8 +257,9 @@ export function codeForGrpcStatus(status: number): A2AErrorCode {
     case GrpcCode.PERMISSION_DENIED:
       return 'PermissionDenied';
     case GrpcCode.UNAVAILABLE:
-    case GrpcCode.RESOURCE_EXHAUSTED:
       return 'Unavailable';
+    case GrpcCode.RESOURCE_EXHAUSTED:
+      return 'ResourceExhausted';
     case GrpcCode.FAILED_PRECONDITION:
       return 'UnsupportedOperation';
     default:

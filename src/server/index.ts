@@ -47,3 +47,69 @@ export { RestBinding } from '../bindings/rest/server.js';
 export { GrpcBinding, DEFAULT_MAX_MESSAGE_BYTES } from '../bindings/grpc/server.js';
 export type { GrpcAuthRequest, GrpcBindingOptions } from '../bindings/grpc/server.js';
 export * from '../errors/index.js';
+export {
+  HeaderMap,
+  createAuthRequest,
+  authRequestFromNode,
+  authRequestFromFetch,
+  authRequestFromGrpc,
+  peerCertificateOf,
+  peerCertificateFromNode,
+  parseCookies,
+  AuthenticationFailedError,
+  InsufficientScopeError,
+  authFailureError,
+  createApiKeyAuthenticator,
+  createBasicAuthenticator,
+  staticBasicCredentials,
+  createBearerAuthenticator,
+  DEFAULT_JWT_ALGORITHMS,
+  createOpenIdConnectAuthenticator,
+  createOAuth2Authenticator,
+  createMutualTlsAuthenticator,
+  createSecurityGate,
+  satisfiesRequirements,
+  authorizeSkill,
+  securityHeadersFor,
+  constantTimeEqual,
+  readTlsConfig,
+  httpsServerOptions,
+  grpcServerCredentials,
+} from './auth/index.js';
+export type {
+  AuthRequest,
+  AuthRequestInit,
+  GrpcCallView,
+  HeaderInit,
+  PeerCertificate,
+  AuthPrincipal,
+  AuthFailure,
+  AuthFailureKind,
+  AuthOutcome,
+  Authenticator,
+  ApiKeyAuthenticatorOptions,
+  ApiKeyLocation,
+  BasicAuthenticatorOptions,
+  BasicVerify,
+  BearerAuthenticatorOptions,
+  JwtKeySource,
+  JwtValidationOptions,
+  OAuthAuthenticator,
+  OpenIdConnectAuthenticatorOptions,
+  OAuth2AuthenticatorOptions,
+  MutualTlsAuthenticatorOptions,
+  SecurityGate,
+  SecurityGateOptions,
+  TlsConfig,
+} from './auth/index.js';
+export { cardSecurity, checkCardSecurity, withCardSecurity } from './card/security.js';
+export type { CardSecurity } from './card/security.js';
+export { signAgentCard } from './card/sign.js';
+export type { CardSigningAlgorithm, CardSigningKey, SignAgentCardOptions } from './card/sign.js';
+export { RateLimiter, ConcurrencyLimiter, principalKey, httpServerTimeouts } from './limits/index.js';
+export type {
+  RateLimitOptions,
+  RateDecision,
+  ConcurrencyLimitOptions,
+  HttpTimeoutOptions,
+} from './limits/index.js';

@@ -22,7 +22,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../model/schema.js';
-import { activateExtension, type ServerCallContext } from './context.js';
+import { activateExtension, ANONYMOUS, type ServerCallContext } from './context.js';
 import {
   A2AError,
   ExtendedAgentCardNotConfiguredError,
@@ -30,6 +30,7 @@ import {
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
   TaskNotFoundError,
+  UnauthenticatedError,
   UnavailableError,
   UnsupportedOperationError,
 } from '../errors/a2a-error.js';
@@ -118,6 +119,11 @@ export interface DefaultRequestHandlerOptions {
   card: () => AgentCard;
   /** The extended card, or a function giving it per caller. */
   extendedCard?: AgentCard | ((ctx: ServerCallContext) => AgentCard | Promise<AgentCard>);
+  /**
+   * Refuse the extended card to the anonymous principal (UnauthenticatedError, issue 11.4).
+   * Turn on whenever authentication is configured. @default false
+   */
+  extendedCardRequiresAuthentication?: boolean;
   /** @default new MemoryTaskStore() */
   taskStore?: TaskStore;
   /** @default new MemoryPushConfigStore() */
@@ -345,6 +351,7 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #executor: AgentExecutor;
   readonly #card: () => AgentCard;
   readonly #extendedCard: DefaultRequestHandlerOptions['extendedCard'];
+  readonly #extendedCardNeedsAuth: boolean;
   readonly #store: TaskStore;
   readonly #pushStore: PushConfigStore;
   readonly #bus: EventBus;
@@ -367,6 +374,7 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#executor = options.executor;
     this.#card = options.card;
     this.#extendedCard = options.extendedCard;
+    this.#extendedCardNeedsAuth = options.extendedCardRequiresAuthentication ?? false;
     this.#store = options.taskStore ?? new MemoryTaskStore();
     this.#pushStore = options.pushConfigStore ?? new MemoryPushConfigStore();
     this.#bus = options.eventBus ?? new InProcessEventBus();
@@ -1093,6 +1101,10 @@ export class DefaultRequestHandler implements RequestHandler {
       throw new UnsupportedOperationError(
         'this agent has no extended agent card (capabilities.extendedAgentCard is not true)',
       );
+    }
+    // Before the configuration check, so that anonymous callers learn nothing about it.
+    if (this.#extendedCardNeedsAuth && ctx.principal.id === ANONYMOUS.id) {
+      throw new UnauthenticatedError('the extended agent card is served to authenticated callers only');
     }
     const extended = this.#extendedCard;
     if (extended === undefined) throw new ExtendedAgentCardNotConfiguredError();

@@ -45,7 +45,7 @@ describe('JSON-RPC error encoding (SRV-ERR-2/3, N2)', () => {
         });
       }
       const json = JSON.parse(JSON.stringify(wire)) as unknown;
-      const status = code === 'PermissionDenied' ? 403 : code === 'Unavailable' ? 503 : undefined;
+      const status = { PermissionDenied: 403, Unavailable: 503, ResourceExhausted: 429 }[code as string];
       const back = fromJsonRpcError(json, undefined, { httpStatus: status });
       assert.equal(back.code, code);
       assert.equal(back.message, `${code} happened`);

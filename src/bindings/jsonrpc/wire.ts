@@ -88,13 +88,18 @@ export function errorResponse(idJson: string, error: A2AError): string {
 
 /**
  * The HTTP status of a JSON-RPC error reply: 200 for everything raised while dispatching
- * (G4), the table's status for authentication and permission errors (G3).
+ * (G4), the table's status for authentication, permission and rate-limit errors (G3).
  */
 export function httpStatusOf(error: A2AError): number {
-  return error.code === 'Unauthenticated' || error.code === 'PermissionDenied'
-    ? errorRow(error.code).httpStatus
-    : 200;
+  return HTTP_LEVEL_ERRORS.has(error.code) ? errorRow(error.code).httpStatus : 200;
 }
+
+/** Errors answered at the HTTP layer (401, 403, 429), so that proxies and clients see them. */
+const HTTP_LEVEL_ERRORS: ReadonlySet<string> = new Set([
+  'Unauthenticated',
+  'PermissionDenied',
+  'ResourceExhausted',
+]);
 
 /** True for v0.3 method names (`message/send`, `tasks/get`, ...): they contain a slash. */
 export function isV03MethodName(method: string): boolean {

@@ -333,7 +333,9 @@ describe('JSON-RPC operations', () => {
         // the stream's one error event (G5).
         assert.equal(
           res.status,
-          !streamed && (code === 'Unauthenticated' || code === 'PermissionDenied') ? row.httpStatus : 200,
+          !streamed && ['Unauthenticated', 'PermissionDenied', 'ResourceExhausted'].includes(code)
+            ? row.httpStatus
+            : 200,
         );
         assert.equal(
           res.headers.get('content-type'),

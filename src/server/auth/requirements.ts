@@ -1,0 +1,215 @@
+/**
+ * Evaluates a card's `securityRequirements` over named authenticators: the array lists
+ * alternatives (OR), each entry's schemes must all pass (AND) with the scopes it lists
+ * (N3, OpenAPI convention). Also checks a principal against per-skill requirements.
+ */
+import type { AgentSkill, SecurityRequirement } from '../../model/schema.js';
+import type { AuthRequest } from './request.js';
+import {
+  InsufficientScopeError,
+  authFailureError,
+  missingScopes,
+  type AuthFailure,
+  type AuthOutcome,
+  type AuthPrincipal,
+  type Authenticator,
+} from './types.js';
+import { ANONYMOUS } from '../context.js';
+
+/** Options of {@link createSecurityGate}. */
+export interface SecurityGateOptions {
+  /** The configured schemes; names must be unique. */
+  authenticators: readonly Authenticator[];
+  /**
+   * Alternatives of schemes (with required scopes). @default each authenticator alone, so any
+   * one of them suffices. An entry without schemes lets in callers who present no credential
+   * (a presented but bad one is still refused).
+   */
+  requirements?: readonly SecurityRequirement[];
+}
+
+/** Decides, for each request, who is calling according to the requirements. */
+export interface SecurityGate {
+  readonly authenticators: ReadonlyMap<string, Authenticator>;
+  /** The requirements in force (the card's `securityRequirements`). */
+  readonly requirements: readonly SecurityRequirement[];
+  /** The principal, or why not. Rejects only when the server cannot decide (keys unreachable). */
+  authenticate(request: AuthRequest): Promise<AuthOutcome>;
+  /** The principal, or throws {@link AuthenticationFailedError} (401) / {@link InsufficientScopeError} (403). */
+  principalOf(request: AuthRequest): Promise<AuthPrincipal>;
+}
+
+/** The default requirements: any single configured scheme, without scopes. */
+export function anyOf(authenticators: readonly Authenticator[]): SecurityRequirement[] {
+  return authenticators.map((a) => ({ schemes: { [a.name]: { list: [] } } }));
+}
+
+/** Builds a {@link SecurityGate}; throws on requirements naming an unknown scheme. */
+export function createSecurityGate(options: SecurityGateOptions): SecurityGate {
+  const byName = new Map<string, Authenticator>();
+  for (const a of options.authenticators) {
+    if (byName.has(a.name)) throw new Error(`two authenticators are named ${a.name}`);
+    byName.set(a.name, a);
+  }
+  if (options.authenticators.length === 0) {
+    throw new Error('a security gate needs at least one authenticator (leave authentication off instead)');
+  }
+  const requirements = options.requirements ?? anyOf(options.authenticators);
+  if (requirements.length === 0) throw new Error('securityRequirements is empty: nobody could call');
+  for (const r of requirements) {
+    for (const scheme of Object.keys(r.schemes ?? {})) {
+      if (!byName.has(scheme))
+        throw new Error(`securityRequirements names ${scheme}, which no authenticator enforces`);
+    }
+  }
+  const gate: SecurityGate = {
+    authenticators: byName,
+    requirements,
+    authenticate: (request) => evaluate(byName, requirements, request),
+    async principalOf(request) {
+      const outcome = await gate.authenticate(request);
+      if (!outcome.ok) throw authFailureError(outcome.failure);
+      return outcome.principal;
+    },
+  };
+  return gate;
+}
+
+async function evaluate(
+  byName: ReadonlyMap<string, Authenticator>,
+  requirements: readonly SecurityRequirement[],
+  request: AuthRequest,
+): Promise<AuthOutcome> {
+  // Each scheme runs at most once per request, however many alternatives name it.
+  const results = new Map<string, Promise<AuthOutcome>>();
+  const run = (name: string): Promise<AuthOutcome> => {
+    let p = results.get(name);
+    if (!p) {
+      p = byName.get(name)!.authenticate(request);
+      results.set(name, p);
+    }
+    return p;
+  };
+  const failures: AuthFailure[] = [];
+  let allowsAnonymous = false;
+  for (const requirement of requirements) {
+    const entries = Object.entries(requirement.schemes ?? {});
+    if (entries.length === 0) {
+      allowsAnonymous = true;
+      continue;
+    }
+    const passed: { name: string; principal: AuthPrincipal }[] = [];
+    let failed = false;
+    for (const [name, scopes] of entries) {
+      const outcome = await run(name);
+      if (!outcome.ok) {
+        failures.push(outcome.failure);
+        failed = true;
+        break;
+      }
+      const missing = missingScopes(scopes.list ?? [], outcome.principal.scopes);
+      if (missing.length > 0) {
+        const authenticator = byName.get(name) as Authenticator & {
+          scopeChallenge?: (m: readonly string[]) => string;
+        };
+        failures.push({
+          kind: 'insufficient-scope',
+          scheme: name,
+          message: `the credential lacks the scope(s) ${missing.join(', ')}`,
+          challenges: authenticator.scopeChallenge ? [authenticator.scopeChallenge(missing)] : [],
+          missingScopes: missing,
+        });
+        failed = true;
+        break;
+      }
+      passed.push({ name, principal: outcome.principal });
+    }
+    if (failed) continue;
+    const merged = merge(passed);
+    if ('kind' in merged) failures.push(merged);
+    else return { ok: true, principal: merged };
+  }
+  // Anonymous only when nothing was presented: a bad or too weak credential is refused.
+  if (allowsAnonymous && failures.every((f) => f.kind === 'missing'))
+    return { ok: true, principal: ANONYMOUS };
+  return { ok: false, failure: pickFailure(failures) };
+}
+
+/** One principal for an AND of schemes: the first scheme names it; scopes are united. */
+function merge(passed: { name: string; principal: AuthPrincipal }[]): AuthPrincipal | AuthFailure {
+  const first = passed[0]!.principal;
+  const tenants = new Set(passed.map((p) => p.principal.tenant).filter((t) => t !== undefined));
+  if (tenants.size > 1) {
+    return {
+      kind: 'invalid',
+      scheme: passed.map((p) => p.name).join('+'),
+      message: 'the credentials name different tenants',
+      challenges: [],
+    };
+  }
+  const scopes = new Set(passed.flatMap((p) => p.principal.scopes ?? []));
+  const [tenant] = tenants;
+  return {
+    ...first,
+    scopes: [...scopes],
+    schemes: passed.map((p) => p.name),
+    ...(tenant !== undefined ? { tenant } : {}),
+  };
+}
+
+/**
+ * The failure to answer with: a presented but bad credential first (the caller should learn
+ * it is wrong), then missing scopes (403), then missing credentials with every challenge.
+ */
+function pickFailure(failures: AuthFailure[]): AuthFailure {
+  const invalid = failures.find((f) => f.kind === 'invalid');
+  if (invalid) return invalid;
+  const scope = failures.find((f) => f.kind === 'insufficient-scope');
+  if (scope) return scope;
+  const challenges = [...new Set(failures.flatMap((f) => f.challenges))];
+  const schemes = [...new Set(failures.map((f) => f.scheme))];
+  return {
+    kind: 'missing',
+    scheme: schemes.join(','),
+    message:
+      failures.length === 1 ? failures[0]!.message : `credentials are required (${schemes.join(' or ')})`,
+    challenges,
+  };
+}
+
+/** Whether `principal` (from a {@link SecurityGate}) meets `requirements`; absent or empty means yes. */
+export function satisfiesRequirements(
+  principal: AuthPrincipal,
+  requirements: readonly SecurityRequirement[] | undefined,
+): { ok: true } | { ok: false; missingScopes: string[] } {
+  if (!requirements || requirements.length === 0) return { ok: true };
+  const via = new Set(principal.schemes ?? []);
+  let fewest: string[] | undefined;
+  for (const r of requirements) {
+    const entries = Object.entries(r.schemes ?? {});
+    if (entries.some(([name]) => !via.has(name))) continue;
+    const missing = [...new Set(entries.flatMap(([, s]) => missingScopes(s.list ?? [], principal.scopes)))];
+    if (missing.length === 0) return { ok: true };
+    if (!fewest || missing.length < fewest.length) fewest = missing;
+  }
+  return { ok: false, missingScopes: fewest ?? [] };
+}
+
+/** Throws {@link InsufficientScopeError} unless `principal` meets the skill's `securityRequirements`. */
+export function authorizeSkill(
+  principal: AuthPrincipal,
+  skill: Pick<AgentSkill, 'id' | 'securityRequirements'>,
+): void {
+  const result = satisfiesRequirements(principal, skill.securityRequirements);
+  if (result.ok) return;
+  throw new InsufficientScopeError({
+    kind: 'insufficient-scope',
+    scheme: Object.keys(skill.securityRequirements?.[0]?.schemes ?? {}).join('+'),
+    message:
+      result.missingScopes.length > 0
+        ? `skill ${skill.id} needs the scope(s) ${result.missingScopes.join(', ')}`
+        : `skill ${skill.id} needs another kind of credential`,
+    challenges: [],
+    missingScopes: result.missingScopes,
+  });
+}
