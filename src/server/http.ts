@@ -17,6 +17,7 @@ import {
   type SseSource,
 } from '../bindings/http-body.js';
 import { sseToWebStream, writeSse } from '../bindings/sse.js';
+import { V03Router } from '../bindings/compat-v03/router.js'; // v0.3 compatibility (issue 14)
 import type { AgentCard } from '../model/schema.js';
 import {
   JSONRPC_PATH,
@@ -89,6 +90,12 @@ export interface A2AServerOptions {
    * `store` and `extendedCard` are then unused). Receives the public card.
    */
   handler?: (card: () => AgentCard) => RequestHandler;
+  /**
+   * Also serve A2A v0.3 clients (requests with `A2A-Version: 0.3`, or without a version and in
+   * v0.3 form), and list the v0.3 interfaces and legacy v0.3 fields on the card. `false` answers
+   * them with VersionNotSupportedError instead. @default true
+   */
+  compatV03?: boolean;
 }
 
 /** Where {@link A2AServer.listen} listens. */
@@ -302,6 +309,8 @@ class A2AHttpServer implements A2AServer {
   private readonly cards: CardSource;
   private readonly jsonrpc: JsonRpcBinding;
   private readonly rest: RestBinding;
+  /** v0.3 compatibility (issue 14); undefined when `compatV03: false`. */
+  private readonly v03: V03Router | undefined;
   private readonly keepAliveMs: number;
   private readonly streams = new Set<SseSource>();
   private server: Server | undefined;
@@ -321,6 +330,7 @@ class A2AHttpServer implements A2AServer {
         streaming,
         pushNotifications: options.pushNotifications ?? false,
         extendedAgentCard: extendedCard !== undefined,
+        compatV03: options.compatV03 !== false,
       },
       options.publicUrl,
       options.grpc,
@@ -342,6 +352,7 @@ class A2AHttpServer implements A2AServer {
       options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
     this.jsonrpc = new JsonRpcBinding(this.handler, { bodyLimit, onError });
     this.rest = new RestBinding(this.handler, { bodyLimit, onError });
+    this.v03 = options.compatV03 === false ? undefined : new V03Router(this.handler, { bodyLimit, onError });
     this.keepAliveMs = options.keepAliveMs ?? 20_000;
     this.nodeHandler = (req, res, next) => {
       this.serveNode(req, res, next).catch((error: unknown) => {
@@ -362,7 +373,11 @@ class A2AHttpServer implements A2AServer {
     baseUrl: () => string | undefined,
   ): Promise<HttpReply> | HttpReply | undefined {
     const path = req.path;
-    if (path === JSONRPC_PATH) return this.jsonrpc.handle(req);
+    if (path === JSONRPC_PATH) {
+      // v0.3 compatibility: v0.3 requests are answered by the compat binding, the rest by v1.0.
+      if (this.v03) return this.v03.jsonRpc(req, (r) => this.jsonrpc.handle(r));
+      return this.jsonrpc.handle(req);
+    }
     if (path.startsWith(REST_ROOT) && path.charCodeAt(REST_ROOT.length) === 47 /* / */) {
       return this.rest.handle(req, path.slice(REST_ROOT.length));
     }
