@@ -379,7 +379,10 @@ class A2AHttpServer implements A2AServer {
       return this.jsonrpc.handle(req);
     }
     if (path.startsWith(REST_ROOT) && path.charCodeAt(REST_ROOT.length) === 47 /* / */) {
-      return this.rest.handle(req, path.slice(REST_ROOT.length));
+      const sub = path.slice(REST_ROOT.length);
+      // v0.3 compatibility: `/v1/...` without a version, or A2A-Version 0.3, is v0.3 REST.
+      if (this.v03?.isRestV03(req, sub)) return this.v03.rest.handle(req, sub);
+      return this.rest.handle(req, sub);
     }
     if (path === WELL_KNOWN_CARD_PATH) {
       return this.cards.resourceFor(baseUrl).reply(req.method, req.header('if-none-match'));

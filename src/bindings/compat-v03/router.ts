@@ -8,6 +8,7 @@ import type { RequestHandler } from '../../server/request-handler.js';
 import { BodyTooLargeError, isJsonMediaType, type HttpReply, type HttpRequest } from '../http-body.js';
 import { isV03Version } from './card.js';
 import { V03JsonRpcBinding, looksLikeV03JsonRpc } from './jsonrpc-server.js';
+import { V03RestBinding } from './rest-server.js';
 import { requestedVersion, type V03BindingOptions } from './service.js';
 
 /** A request whose body was already read: `readBody` gives it back (or the error it failed with). */
@@ -29,12 +30,23 @@ function replay(req: HttpRequest, body: Buffer | Error): HttpRequest {
 /** The v0.3 bindings and the routing in front of them. */
 export class V03Router {
   readonly jsonrpc: V03JsonRpcBinding;
+  readonly rest: V03RestBinding;
 
   constructor(
     handler: RequestHandler,
     private readonly options: V03BindingOptions,
   ) {
     this.jsonrpc = new V03JsonRpcBinding(handler, options);
+    this.rest = new V03RestBinding(handler, options);
+  }
+
+  /**
+   * True when a REST request (`path` below the REST root) is v0.3: `A2A-Version: 0.3`, or no
+   * version and a `/v1/...` path. With `A2A-Version: 1.0`, `/v1/...` is tenant `v1`.
+   */
+  isRestV03(req: HttpRequest, path: string): boolean {
+    const version = requestedVersion(req);
+    return version === undefined ? path.startsWith('/v1/') : isV03Version(version);
   }
 
   /** Answers a request to the JSON-RPC endpoint: v0.3 here, anything else by `v1`. */
