@@ -495,6 +495,11 @@ class A2AHttpServer implements A2AServer {
         maxMessageBytes: this.options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       });
       this.grpc = grpc;
+      if (this.v03) {
+        // v0.3 compatibility: `a2a.v1.A2AService` on the same gRPC server.
+        const { V03GrpcService } = await import('../bindings/compat-v03/grpc-server.js');
+        new V03GrpcService(this.handler, this.options.onError).addTo(grpc.server);
+      }
       const grpcHost = this.options.grpc.host ?? host ?? '0.0.0.0';
       grpcPort = await grpc.listen(this.options.grpc.port, grpcHost);
       grpcTarget = `${formatHost(this.options.grpc.host ?? host ?? '')}:${grpcPort}`;

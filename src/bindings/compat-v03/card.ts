@@ -20,11 +20,16 @@ export function isV03Version(version: string | undefined): boolean {
   return version !== undefined && /^\s*0\.3(?:\.\d+)?\s*$/.test(version);
 }
 
-/** The v0.3 entries of a card: the same URLs as the v1.0 ones, routed by version. */
+/**
+ * The v0.3 entries of a card: the same URLs as the v1.0 ones (JSON-RPC and REST routed by
+ * version, gRPC by package: `a2a.v1` beside `lf.a2a.v1` on the same port).
+ */
 export function v03Interfaces(v1: readonly AgentInterface[]): AgentInterface[] {
-  return v1
-    .filter((i) => i.protocolBinding === 'JSONRPC' || i.protocolBinding === 'HTTP+JSON')
-    .map((i) => ({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: V03_INTERFACE_VERSION }));
+  return v1.map((i) => ({
+    url: i.url,
+    protocolBinding: i.protocolBinding,
+    protocolVersion: V03_INTERFACE_VERSION,
+  }));
 }
 
 /** The legacy top-level fields a v0.3 reader needs. */
