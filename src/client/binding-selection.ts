@@ -94,7 +94,7 @@ export async function createTransport(
 ): Promise<Transport> {
   const binding = bindingName(iface.protocolBinding);
   let inner: Transport;
-  const v03 = createV03Transport(iface, options); // v0.3 compatibility: a v0.3 interface
+  const v03 = await createV03Transport(iface, options); // v0.3 compatibility: a v0.3 interface
   if (v03) inner = v03;
   else if (binding === 'JSONRPC') inner = new JsonRpcTransport(iface.url, options);
   else if (binding === 'HTTP+JSON') inner = new RestTransport(iface.url, options);

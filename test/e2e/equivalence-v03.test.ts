@@ -1,8 +1,8 @@
 /**
  * v0.3 and v1.0 give the same results (issue 14): one scenario transcript (send, stream, get,
  * list where v0.3 has it, cancel, resubscribe, the input-required round trip, errors) run by our
- * client against our server (`bench` agent) over four paths: v1.0 JSON-RPC and REST, and v0.3
- * JSON-RPC and REST. The v0.3 paths are chosen by connecting with the server's card cut down to
+ * client against our server (`bench` agent) over six paths: JSON-RPC, REST and gRPC, each at
+ * v1.0 and at v0.3. The v0.3 paths are chosen by connecting with the server's card cut down to
  * its v0.3 interfaces, so the requests really travel as v0.3 (slash methods, `kind`, `/v1/...`).
  *
  * A transcript records what a caller observes: kinds, states, texts, error classes, whether ids
@@ -16,6 +16,7 @@ import { A2AClient, type StreamEvent } from '../../src/client/client.js';
 import type { BindingName } from '../../src/client/binding-selection.js';
 import { V03JsonRpcTransport } from '../../src/bindings/compat-v03/jsonrpc-client.js';
 import { V03RestTransport } from '../../src/bindings/compat-v03/rest-client.js';
+import { V03GrpcTransport } from '../../src/bindings/compat-v03/grpc-client.js';
 import { A2AError } from '../../src/errors/index.js';
 import type { AgentCard, Task } from '../../src/model/schema.js';
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
@@ -31,6 +32,8 @@ const PATHS: readonly Path[] = [
   { name: 'v1.0 REST', binding: 'HTTP+JSON', version: '1.0' },
   { name: 'v0.3 JSON-RPC', binding: 'JSONRPC', version: '0.3' },
   { name: 'v0.3 REST', binding: 'HTTP+JSON', version: '0.3' },
+  { name: 'v1.0 gRPC', binding: 'GRPC', version: '1.0' },
+  { name: 'v0.3 gRPC', binding: 'GRPC', version: '0.3' },
 ];
 
 type Transcript = [string, unknown][];
@@ -39,7 +42,12 @@ let server: A2AServer;
 let card: AgentCard;
 
 before(async () => {
-  server = createA2AServer({ agent: benchExecutor, card: benchCard, pushNotifications: true });
+  server = createA2AServer({
+    agent: benchExecutor,
+    card: benchCard,
+    pushNotifications: true,
+    grpc: { port: 0, host: '127.0.0.1' },
+  });
   await server.listen(0, '127.0.0.1');
   card = server.card();
 });
@@ -54,7 +62,12 @@ async function clientFor(path: Path): Promise<A2AClient> {
   assert.equal(client.binding, path.binding);
   // The transport really is the v0.3 one on the v0.3 paths.
   const inner = (client.transport as unknown as { inner: unknown }).inner;
-  const v03 = inner instanceof V03JsonRpcTransport || inner instanceof V03RestTransport;
+  const grpcInner = (inner as { inner?: unknown }).inner;
+  const v03 =
+    inner instanceof V03JsonRpcTransport ||
+    inner instanceof V03RestTransport ||
+    inner instanceof V03GrpcTransport ||
+    grpcInner instanceof V03GrpcTransport;
   assert.equal(v03, path.version === '0.3');
   return client;
 }
@@ -202,7 +215,7 @@ describe('v0.3 and v1.0 paths give the same transcript', () => {
     assert.equal(steps.get('push get deleted'), 'error TaskNotFound');
   });
 
-  test('ListTasks where v0.3 has it (REST /v1/tasks) matches v1.0; v0.3 JSON-RPC has none', async () => {
+  test('ListTasks where v0.3 has it (REST /v1/tasks) matches v1.0; v0.3 JSON-RPC and gRPC have none', async () => {
     const results: Record<string, unknown> = {};
     for (const path of PATHS) {
       const client = await clientFor(path);
@@ -220,6 +233,8 @@ describe('v0.3 and v1.0 paths give the same transcript', () => {
       'v1.0 REST': [[true, 'TASK_STATE_COMPLETED']],
       'v0.3 JSON-RPC': 'error UnsupportedOperation',
       'v0.3 REST': [[true, 'TASK_STATE_COMPLETED']],
+      'v1.0 gRPC': [[true, 'TASK_STATE_COMPLETED']],
+      'v0.3 gRPC': 'error UnsupportedOperation',
     });
   });
 });

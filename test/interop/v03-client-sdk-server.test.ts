@@ -1,6 +1,6 @@
 /**
  * Interop, client side: our A2AClient calls an agent built with the v0.3 SDK's server classes
- * (@a2a-js/sdk 0.3.14), which offers only A2A v0.3, over JSON-RPC and over REST. The caller's
+ * (@a2a-js/sdk 0.3.14), which offers only A2A v0.3, over JSON-RPC, REST and gRPC. The caller's
  * API is the v1.0 model throughout: send, stream, get, cancel, resubscribe, the input-required
  * round trip, push configs and the extended card.
  */
@@ -41,6 +41,7 @@ test('the card resolver reads the v0.3 card: interfaces at 0.3, v1.0 security sh
   assert.deepEqual(card.supportedInterfaces, [
     { url: `${sdk.url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3.0' },
     { url: `${sdk.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3.0' },
+    { url: sdk.grpcTarget, protocolBinding: 'GRPC', protocolVersion: '0.3.0' },
   ]);
   assert.deepEqual(card.securitySchemes, {
     key: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
@@ -53,7 +54,7 @@ test('compatV03: false refuses a v0.3-only agent', async () => {
   await assert.rejects(A2AClient.connect(sdk.url, { compatV03: false }), A2ANoCompatibleInterfaceError);
 });
 
-for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
   describe(`A2AClient → v0.3 SDK server over ${binding}`, () => {
     let client: A2AClient;
 
@@ -131,7 +132,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
 
     test('errors are the typed v1.0 errors', async () => {
       await assert.rejects(client.getTask('no-such-task'), TaskNotFoundError);
-      if (binding === 'JSONRPC') await assert.rejects(client.listTasks(), UnsupportedOperationError);
+      if (binding !== 'HTTP+JSON') await assert.rejects(client.listTasks(), UnsupportedOperationError);
     });
 
     test('the extended card, read as a v1.0 card', async () => {

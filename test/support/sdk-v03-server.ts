@@ -2,7 +2,7 @@
  * A v0.3 agent built on the official SDK's v0.3 line (@a2a-js/sdk 0.3.14, aliased
  * `@a2a-js/sdk-v03`): JSON-RPC at /a2a/jsonrpc, REST at /a2a/rest (`/v1/...` below it), a v0.3
  * card (`url`, `preferredTransport`, `additionalInterfaces`, no `supportedInterfaces`) at
- * /.well-known/agent-card.json. So our client's v0.3 path is tested against code nobody here
+ * /.well-known/agent-card.json, and its gRPC service (`a2a.v1`) on a second port. So our client's v0.3 path is tested against code nobody here
  * wrote. The agent's behaviour is chosen by the first text part, like test/support/sdk-server.ts:
  *
  * - `task`: a task that completes at once with one artifact `result`.
@@ -25,10 +25,18 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk-v03/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk-v03/server/express';
+import {
+  A2AService as SdkGrpcService,
+  grpcService,
+  UserBuilder as GrpcUserBuilder,
+} from '@a2a-js/sdk-v03/server/grpc';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 
 /** A running v0.3 SDK server. */
 export interface SdkV03Server {
   url: string;
+  /** `127.0.0.1:port` of the gRPC service. */
+  grpcTarget: string;
   /** Texts of the messages the agent executed, in order. */
   executions: string[];
   close(): Promise<void>;
@@ -161,8 +169,15 @@ export async function startSdkV03Server(
     socket.on('close', () => sockets.delete(socket));
   });
   const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  const grpc = new GrpcServer();
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, port) =>
+      e ? reject(e) : resolve(port),
+    ),
+  );
   const jsonrpc = { url: `${url}/a2a/jsonrpc`, transport: 'JSONRPC' };
   const rest = { url: `${url}/a2a/rest`, transport: 'HTTP+JSON' };
+  const grpcIface = { url: `127.0.0.1:${grpcPort}`, transport: 'GRPC' };
   const main = preferred === 'JSONRPC' ? jsonrpc : rest;
   const card: AgentCard = {
     protocolVersion: '0.3.0',
@@ -171,7 +186,7 @@ export async function startSdkV03Server(
     version: '1.0.0',
     url: main.url,
     preferredTransport: main.transport,
-    additionalInterfaces: [jsonrpc, rest],
+    additionalInterfaces: [jsonrpc, rest, grpcIface],
     capabilities: { streaming: true, pushNotifications: true },
     securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     security: [{ key: [] }],
@@ -195,10 +210,16 @@ export async function startSdkV03Server(
     jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
   );
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  grpc.addService(
+    SdkGrpcService,
+    grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication }),
+  );
   return {
     url,
+    grpcTarget: grpcIface.url,
     executions,
     async close() {
+      grpc.forceShutdown();
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -58,7 +58,7 @@ function restError(status: number, text: string): Error {
 }
 
 /** A v1.0 SendMessageRequest as the v0.3 proto one (`blocking` always explicit). */
-function sendBody(request: SendMessageRequest): Json {
+export function sendBody(request: SendMessageRequest): Json {
   const c = request.configuration ?? {};
   const push = c.taskPushNotificationConfig;
   return {

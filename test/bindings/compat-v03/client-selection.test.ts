@@ -1,11 +1,12 @@
 /**
  * Binding selection with v0.3 interfaces (issue 14 item 3): v1.0 is preferred wherever it is
- * offered, v0.3 JSON-RPC/REST interfaces are used when nothing else fits, v0.3 gRPC never.
+ * offered, v0.3 interfaces (JSON-RPC, REST, gRPC) are used when nothing else fits.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { V03JsonRpcTransport } from '../../../src/bindings/compat-v03/jsonrpc-client.js';
 import { V03RestTransport } from '../../../src/bindings/compat-v03/rest-client.js';
+import { V03GrpcTransport } from '../../../src/bindings/compat-v03/grpc-client.js';
 import { createTransport, selectInterface, usableInterfaces } from '../../../src/client/binding-selection.js';
 import type { AgentCard, AgentInterface } from '../../../src/model/schema.js';
 
@@ -29,7 +30,7 @@ const rest10 = { url: 'http://a/rest', protocolBinding: 'HTTP+JSON', protocolVer
 
 describe('selecting among v1.0 and v0.3 interfaces', () => {
   test('v1.0 first, even when the card lists v0.3 first; then v0.3 in card order', () => {
-    assert.deepEqual(usableInterfaces(card(rpc03, grpc03, rest10, rest03)), [rest10, rpc03, rest03]);
+    assert.deepEqual(usableInterfaces(card(rpc03, grpc03, rest10, rest03)), [rest10, rpc03, grpc03, rest03]);
     assert.deepEqual(selectInterface(card(rpc03, rest10)), rest10);
   });
 
@@ -42,15 +43,18 @@ describe('selecting among v1.0 and v0.3 interfaces', () => {
     assert.deepEqual(selectInterface(card(rpc03, rest03), ['HTTP+JSON']), rest03);
   });
 
-  test('v0.3 gRPC is not used; compatV03 false ignores v0.3 entirely', () => {
-    assert.throws(() => selectInterface(card(grpc03)), /speaks only A2A 0\.3/);
+  test('compatV03 false ignores v0.3 entirely', () => {
+    assert.throws(() => selectInterface(card(grpc03), undefined, false), /speaks only A2A 0\.3/);
     assert.deepEqual(usableInterfaces(card(rpc03, rest10), undefined, false), [rest10]);
   });
 
   test('v0.3 interfaces get the v0.3 transports (behind the tenant wrapper)', async () => {
     const rpc = (await createTransport(rpc03)) as unknown as { inner: unknown };
     const rest = (await createTransport(rest03)) as unknown as { inner: unknown };
+    const grpc = (await createTransport(grpc03)) as unknown as { inner: V03GrpcTransport };
     assert.ok(rpc.inner instanceof V03JsonRpcTransport);
     assert.ok(rest.inner instanceof V03RestTransport);
+    assert.ok(grpc.inner instanceof V03GrpcTransport);
+    await grpc.inner.close();
   });
 });
