@@ -39,8 +39,7 @@ import type { ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
 import { decodeRequest, type HttpRequest } from '../http-body.js';
 import type { Json } from './content.js';
-import { extendedCard } from './jsonrpc-server.js';
-import { FinalMarker, V03Operations } from './operations.js';
+import { FinalMarker, V03Operations, extendedCard } from './operations.js';
 import {
   cardToProto,
   createPushConfigFromProto,

@@ -5,16 +5,13 @@
  * events and errors go back in their v0.3 shapes.
  */
 import {
-  ExtendedAgentCardNotConfiguredError,
   InvalidParamsError,
   InvalidRequestError,
   MethodNotFoundError,
   ParseError,
-  UnsupportedOperationError,
   type A2AError,
 } from '../../errors/a2a-error.js';
 import type {
-  AgentCard,
   CancelTaskRequest,
   DeleteTaskPushNotificationConfigRequest,
   GetTaskPushNotificationConfigRequest,
@@ -45,7 +42,7 @@ import { SSE_HEADERS } from '../sse.js';
 import { cardToV03 } from './card.js';
 import { isJson, messageToV03, streamEventToV03, taskToV03 } from './content.js';
 import { v03ErrorResponse } from './errors.js';
-import { FinalMarker, V03Operations, type FinalMarkedEvent } from './operations.js';
+import { FinalMarker, V03Operations, extendedCard, type FinalMarkedEvent } from './operations.js';
 import { V03_METHODS, isV03Method, paramsFromV03, pushConfigToV03, type V03Method } from './requests.js';
 import {
   V03SseSource,
@@ -63,20 +60,6 @@ export function looksLikeV03JsonRpc(body: unknown): boolean {
   if (body.method.includes('/')) return true;
   const message = isJson(body.params) ? body.params.message : undefined;
   return isJson(message) && message.kind !== undefined;
-}
-
-/**
- * The extended card; v0.3 had one error for "no extended card" (-32007), where v1.0 answers
- * UnsupportedOperation when the card does not offer one.
- */
-export async function extendedCard(handler: RequestHandler, ctx: ServerCallContext): Promise<AgentCard> {
-  try {
-    return await handler.getExtendedAgentCard({}, ctx);
-  } catch (error) {
-    if (error instanceof UnsupportedOperationError)
-      throw new ExtendedAgentCardNotConfiguredError(error.message);
-    throw error;
-  }
 }
 
 /** Serves v0.3 JSON-RPC requests. */

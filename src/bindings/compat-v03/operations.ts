@@ -3,9 +3,13 @@
  * v0.3 conventions that are not a shape change: a push-config `get` without a config id, `list`
  * answering every config at once, and `final` on the last status event of a stream.
  */
-import { TaskNotFoundError } from '../../errors/a2a-error.js';
+import {
+  ExtendedAgentCardNotConfiguredError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../../errors/a2a-error.js';
 import { isTerminalState, TaskState } from '../../model/enums.js';
-import type { StreamResponse, TaskPushNotificationConfig } from '../../model/schema.js';
+import type { AgentCard, StreamResponse, TaskPushNotificationConfig } from '../../model/schema.js';
 import type { ServerCallContext } from '../../server/context.js';
 import type { RequestHandler } from '../../server/request-handler.js';
 
@@ -135,5 +139,19 @@ export class V03Operations {
       pageToken = page.nextPageToken;
     }
     return out.slice(0, MAX_LISTED_PUSH_CONFIGS);
+  }
+}
+
+/**
+ * The extended card; v0.3 had one error for "no extended card" (-32007), where v1.0 answers
+ * UnsupportedOperation when the card does not offer one.
+ */
+export async function extendedCard(handler: RequestHandler, ctx: ServerCallContext): Promise<AgentCard> {
+  try {
+    return await handler.getExtendedAgentCard({}, ctx);
+  } catch (error) {
+    if (error instanceof UnsupportedOperationError)
+      throw new ExtendedAgentCardNotConfiguredError(error.message);
+    throw error;
   }
 }

@@ -35,8 +35,7 @@ import { decodeQuery } from '../rest/wire.js';
 import { SSE_HEADERS } from '../sse.js';
 import { isJson, type Json } from './content.js';
 import { v03RestError } from './errors.js';
-import { extendedCard } from './jsonrpc-server.js';
-import { FinalMarker, V03Operations, type FinalMarkedEvent } from './operations.js';
+import { FinalMarker, V03Operations, extendedCard, type FinalMarkedEvent } from './operations.js';
 import {
   cardToProto,
   createPushConfigFromProto,
