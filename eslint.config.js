@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'src/bindings/grpc/gen/', 'coverage/', 'a2a-data/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'src/bindings/grpc/gen/',
+      'src/bindings/compat-v03/gen/',
+      'coverage/',
+      'a2a-data/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,6 +10,8 @@ import { A2ANoCompatibleInterfaceError, A2ATimeoutError } from './errors.js';
 import { JsonRpcTransport } from '../bindings/jsonrpc/client.js';
 import { RestTransport } from '../bindings/rest/client.js';
 import type { HttpTransportOptions } from './http.js';
+// v0.3 compatibility (issue 14): v0.3-only agents are reached through the compat transports.
+import { createV03Transport, isUsableV03Interface } from '../bindings/compat-v03/client.js';
 
 /** The three bindings of A2A v1.0. */
 export type BindingName = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
@@ -36,21 +38,34 @@ export function majorMinor(version: string): string {
  * order within one binding); bindings left out of `preferred` are never used. Fallback after
  * a failure follows this order too (CLI-CARD-5).
  */
-export function usableInterfaces(card: AgentCard, preferred?: readonly BindingName[]): AgentInterface[] {
+export function usableInterfaces(
+  card: AgentCard,
+  preferred?: readonly BindingName[],
+  compatV03 = true,
+): AgentInterface[] {
   const usable = card.supportedInterfaces.filter(
     (i) => bindingName(i.protocolBinding) !== undefined && majorMinor(i.protocolVersion) === PROTOCOL_VERSION,
   );
-  if (!preferred) return usable;
-  return [...new Set(preferred)].flatMap((b) => usable.filter((i) => bindingName(i.protocolBinding) === b));
+  // v0.3 compatibility: v0.3 JSON-RPC/REST interfaces come after every v1.0 one (v1.0 preferred).
+  const v03 = compatV03 ? card.supportedInterfaces.filter(isUsableV03Interface) : [];
+  if (!preferred) return [...usable, ...v03];
+  const order = [...new Set(preferred)];
+  const inOrder = (list: AgentInterface[]): AgentInterface[] =>
+    order.flatMap((b) => list.filter((i) => bindingName(i.protocolBinding) === b));
+  return [...inOrder(usable), ...inOrder(v03)];
 }
 
 /**
  * Picks the interface to use: the first of {@link usableInterfaces}.
  * Throws {@link A2ANoCompatibleInterfaceError} naming what the card offers.
  */
-export function selectInterface(card: AgentCard, preferred?: readonly BindingName[]): AgentInterface {
+export function selectInterface(
+  card: AgentCard,
+  preferred?: readonly BindingName[],
+  compatV03 = true,
+): AgentInterface {
   const wanted = preferred ?? ALL_BINDINGS;
-  const chosen = usableInterfaces(card, preferred)[0];
+  const chosen = usableInterfaces(card, preferred, compatV03)[0];
   if (chosen) return chosen;
   const offered = card.supportedInterfaces.map(
     (i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`,
@@ -79,7 +94,9 @@ export async function createTransport(
 ): Promise<Transport> {
   const binding = bindingName(iface.protocolBinding);
   let inner: Transport;
-  if (binding === 'JSONRPC') inner = new JsonRpcTransport(iface.url, options);
+  const v03 = await createV03Transport(iface, options); // v0.3 compatibility: a v0.3 interface
+  if (v03) inner = v03;
+  else if (binding === 'JSONRPC') inner = new JsonRpcTransport(iface.url, options);
   else if (binding === 'HTTP+JSON') inner = new RestTransport(iface.url, options);
   else if (binding === 'GRPC') {
     // Loaded on demand: gRPC pulls in @grpc/grpc-js, which HTTP-only users never need.

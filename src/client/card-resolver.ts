@@ -3,10 +3,11 @@
  * card URL), falling back to the v0.3 path `/.well-known/agent.json`; HTTP caching with
  * conditional GET (CLI-CARD-1); validation; an optional signature check (CLI-SIGN-1).
  */
-import { AgentCard, type AgentInterface } from '../model/schema.js';
+import { AgentCard } from '../model/schema.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
 import { expectShape, parseJson } from './decode.js';
 import { A2AInvalidResponseError, A2ATimeoutError, A2ATransportError, networkCode } from './errors.js';
+import { cardFromV03, isV03Card } from '../bindings/compat-v03/card.js';
 
 /** Path of the public card (spec §8.2). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -185,8 +186,9 @@ export function parseAgentCard(raw: unknown, source = 'agent card', notes: strin
     throw new A2AInvalidResponseError('invalid-card', `the agent card at ${source} is not a JSON object`);
   }
   let value: Json = raw;
-  if (value.supportedInterfaces === undefined && typeof value.url === 'string') {
-    value = fromV03Card(value);
+  if (isV03Card(value)) {
+    // v0.3 compatibility: interfaces, security shapes and flags in their v1.0 form.
+    value = cardFromV03(value);
     notes.push(
       `the card at ${source} is an A2A v0.3 card (protocolVersion ${String(raw.protocolVersion ?? '?')})`,
     );
@@ -214,39 +216,4 @@ export function parseAgentCard(raw: unknown, source = 'agent card', notes: strin
     }
     throw error;
   }
-}
-
-function fromV03Card(v: Json): Json {
-  const version = typeof v.protocolVersion === 'string' ? v.protocolVersion : '0.3';
-  const interfaces: AgentInterface[] = [
-    {
-      url: String(v.url),
-      protocolBinding: String(v.preferredTransport ?? 'JSONRPC'),
-      protocolVersion: version,
-    },
-  ];
-  if (Array.isArray(v.additionalInterfaces)) {
-    for (const i of v.additionalInterfaces) {
-      if (isObject(i) && typeof i.url === 'string' && typeof i.transport === 'string') {
-        interfaces.push({ url: i.url, protocolBinding: i.transport, protocolVersion: version });
-      }
-    }
-  }
-  // v0.3 security shapes differ; only what binding selection needs is kept.
-  const keep = [
-    'name',
-    'description',
-    'version',
-    'capabilities',
-    'defaultInputModes',
-    'defaultOutputModes',
-    'skills',
-  ];
-  const out: Json = { supportedInterfaces: interfaces };
-  for (const k of keep) if (v[k] !== undefined) out[k] = v[k];
-  if (isObject(out.capabilities)) {
-    const { streaming, pushNotifications } = out.capabilities;
-    out.capabilities = { streaming, pushNotifications };
-  }
-  return out;
 }

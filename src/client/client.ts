@@ -109,6 +109,12 @@ export interface A2AClientOptions {
    * @default true
    */
   failover?: boolean;
+  /**
+   * Also use an agent's A2A v0.3 interfaces (JSON-RPC, REST) when it offers no usable v1.0 one;
+   * v1.0 is always preferred where both are offered. `false` uses v1.0 interfaces only.
+   * @default true
+   */
+  compatV03?: boolean;
 }
 
 /** Input of {@link A2AClient.send} and {@link A2AClient.stream}. */
@@ -334,9 +340,10 @@ export class A2AClient {
       resolver = options.resolver ?? new AgentCardResolver({ fetch: options.fetch, ...options.card });
       card = (await resolver.resolve(urlOrCard)).card;
     } else card = urlOrCard;
-    const iface = selectInterface(card, options.bindings);
+    const compatV03 = options.compatV03 !== false;
+    const iface = selectInterface(card, options.bindings, compatV03);
     const client = new A2AClient(await createTransport(iface, transportOptions(options)), card, options);
-    client.interfaces = usableInterfaces(card, options.bindings);
+    client.interfaces = usableInterfaces(card, options.bindings, compatV03);
     client.transports.set(0, client.current);
     if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };
     return client;

@@ -17,6 +17,7 @@ import {
   type SseSource,
 } from '../bindings/http-body.js';
 import { sseToWebStream, writeSse } from '../bindings/sse.js';
+import { V03Router } from '../bindings/compat-v03/router.js'; // v0.3 compatibility (issue 14)
 import type { AgentCard } from '../model/schema.js';
 import {
   JSONRPC_PATH,
@@ -98,6 +99,12 @@ export interface A2AServerOptions {
    * `store` and `extendedCard` are then unused). Receives the public card.
    */
   handler?: (card: () => AgentCard) => RequestHandler;
+  /**
+   * Also serve A2A v0.3 clients (requests with `A2A-Version: 0.3`, or without a version and in
+   * v0.3 form), and list the v0.3 interfaces and legacy v0.3 fields on the card. `false` answers
+   * them with VersionNotSupportedError instead. @default true
+   */
+  compatV03?: boolean;
 }
 
 /** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */
@@ -337,6 +344,8 @@ class A2AHttpServer implements A2AServer {
   private readonly cards: CardSource;
   private readonly jsonrpc: JsonRpcBinding;
   private readonly rest: RestBinding;
+  /** v0.3 compatibility (issue 14); undefined when `compatV03: false`. */
+  private readonly v03: V03Router | undefined;
   private readonly keepAliveMs: number;
   private readonly streams = new Set<SseSource>();
   private server: Server | undefined;
@@ -356,6 +365,7 @@ class A2AHttpServer implements A2AServer {
         streaming,
         pushNotifications: options.pushNotifications ?? false,
         extendedAgentCard: extendedCard !== undefined,
+        compatV03: options.compatV03 !== false,
       },
       options.publicUrl,
       options.grpc,
@@ -377,6 +387,7 @@ class A2AHttpServer implements A2AServer {
       options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
     this.jsonrpc = new JsonRpcBinding(this.handler, { bodyLimit, onError });
     this.rest = new RestBinding(this.handler, { bodyLimit, onError });
+    this.v03 = options.compatV03 === false ? undefined : new V03Router(this.handler, { bodyLimit, onError });
     this.keepAliveMs = options.keepAliveMs ?? 20_000;
     this.nodeHandler = (req, res, next) => {
       this.serveNode(req, res, next).catch((error: unknown) => {
@@ -398,9 +409,16 @@ class A2AHttpServer implements A2AServer {
   ): Promise<HttpReply> | HttpReply | undefined {
     // Lenient on one trailing slash on every route (`/a2a/jsonrpc/`).
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    if (path === JSONRPC_PATH) return this.jsonrpc.handle(req);
+    if (path === JSONRPC_PATH) {
+      // v0.3 compatibility: v0.3 requests are answered by the compat binding, the rest by v1.0.
+      if (this.v03) return this.v03.jsonRpc(req, (r) => this.jsonrpc.handle(r));
+      return this.jsonrpc.handle(req);
+    }
     if (path.startsWith(REST_ROOT) && path.charCodeAt(REST_ROOT.length) === 47 /* / */) {
-      return this.rest.handle(req, path.slice(REST_ROOT.length));
+      const sub = path.slice(REST_ROOT.length);
+      // v0.3 compatibility: `/v1/...` without a version, or A2A-Version 0.3, is v0.3 REST.
+      if (this.v03?.isRestV03(req, sub)) return this.v03.rest.handle(req, sub);
+      return this.rest.handle(req, sub);
     }
     if (path === WELL_KNOWN_CARD_PATH) {
       return this.cards
@@ -515,6 +533,11 @@ class A2AHttpServer implements A2AServer {
         maxMessageBytes: this.options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       });
       this.grpc = grpc;
+      if (this.v03) {
+        // v0.3 compatibility: `a2a.v1.A2AService` on the same gRPC server.
+        const { V03GrpcService } = await import('../bindings/compat-v03/grpc-server.js');
+        new V03GrpcService(this.handler, this.options.onError).addTo(grpc.server);
+      }
       const grpcHost = this.options.grpc.host ?? host ?? '0.0.0.0';
       grpcPort = await grpc.listen(this.options.grpc.port, grpcHost);
       grpcTarget = `${formatHost(this.options.grpc.host ?? host ?? '')}:${grpcPort}`;

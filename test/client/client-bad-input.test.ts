@@ -115,7 +115,8 @@ describe('agent card problems', () => {
     });
     const resolved = await new AgentCardResolver().resolve(url);
     assert.match(resolved.notes.join('\n'), /legacy v0\.3 location/);
-    await assert.rejects(A2AClient.connect(url), /speaks only A2A 0\.3/);
+    // With v0.3 compatibility off (on, the client speaks v0.3 to it: test/interop/v03-*).
+    await assert.rejects(A2AClient.connect(url, { compatV03: false }), /speaks only A2A 0\.3/);
   });
   test('CLI-CARD-3 the interface tenant is set on every request', async () => {
     let seen: unknown;

@@ -52,6 +52,10 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
         ['JSONRPC', `${url}/a2a/jsonrpc`, '1.0'],
         ['HTTP+JSON', `${url}/a2a/rest`, '1.0'],
         ['GRPC', grpcTarget, '1.0'],
+        // v0.3 compatibility: the same interfaces at 0.3 (test/bindings/compat-v03).
+        ['JSONRPC', `${url}/a2a/jsonrpc`, '0.3'],
+        ['HTTP+JSON', `${url}/a2a/rest`, '0.3'],
+        ['GRPC', grpcTarget, '0.3'],
       ],
     );
     const shown = await runCli(['card', url]);
@@ -172,10 +176,10 @@ test('send --binding grpc to an agent without gRPC names what the card offers', 
   );
   const url = match[1]!;
   const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
-    supportedInterfaces: { protocolBinding: string }[];
+    supportedInterfaces: { protocolBinding: string; protocolVersion: string }[];
   };
   assert.deepEqual(
-    card.supportedInterfaces.map((i) => i.protocolBinding),
+    card.supportedInterfaces.filter((i) => i.protocolVersion === '1.0').map((i) => i.protocolBinding),
     ['JSONRPC', 'HTTP+JSON'],
     'no GRPC interface without --grpc-port',
   );

@@ -154,7 +154,10 @@ async function runOn(binding: BindingName, scenario: Scenario): Promise<Step[]> 
   try {
     // Binding selection really happened from the card.
     assert.equal(client.binding, binding);
-    const offered = client.card?.supportedInterfaces.map((i) => i.protocolBinding).sort();
+    const offered = client.card?.supportedInterfaces
+      .filter((i) => i.protocolVersion === '1.0')
+      .map((i) => i.protocolBinding)
+      .sort();
     assert.deepEqual(offered, ['GRPC', 'HTTP+JSON', 'JSONRPC']);
     if (binding === 'GRPC') {
       const grpcIface = client.card?.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC');
@@ -622,7 +625,13 @@ const scenarios: Scenario[] = [
     async run({ client, attempt, settings, record }) {
       record('declared', client.card?.capabilities.extendedAgentCard);
       const card = await attempt('configured', () => client.getExtendedAgentCard());
-      record('interfaces', card?.supportedInterfaces.map((i) => i.protocolBinding).sort());
+      record(
+        'interfaces',
+        card?.supportedInterfaces
+          .filter((i) => i.protocolVersion === '1.0')
+          .map((i) => i.protocolBinding)
+          .sort(),
+      );
       settings.extendedConfigured = false;
       await attempt('not-configured', () => client.getExtendedAgentCard());
     },

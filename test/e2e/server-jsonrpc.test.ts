@@ -216,7 +216,8 @@ describe('JSON-RPC end to end: bad inputs get their exact error', () => {
   });
 
   test('unsupported A2A-Version: -32009 VERSION_NOT_SUPPORTED', async () => {
-    const reply = await call('ListTasks', {}, { 'content-type': 'application/json', 'a2a-version': '0.3' });
+    // (0.3 is the v0.3 compatibility binding: test/bindings/compat-v03)
+    const reply = await call('ListTasks', {}, { 'content-type': 'application/json', 'a2a-version': '2.0' });
     assert.equal(reply.error?.code, -32009);
     assert.equal(reasonOf(reply), 'VERSION_NOT_SUPPORTED');
   });

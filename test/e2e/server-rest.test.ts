@@ -233,7 +233,8 @@ describe('REST end to end: bad inputs get their exact envelope', () => {
   });
 
   test('unsupported A2A-Version: 400 FAILED_PRECONDITION VERSION_NOT_SUPPORTED', async () => {
-    const r = await rest('GET', '/tasks', undefined, { 'a2a-version': '0.3' });
+    // (0.3 is the v0.3 compatibility binding: test/bindings/compat-v03)
+    const r = await rest('GET', '/tasks', undefined, { 'a2a-version': '2.0' });
     assert.equal(r.status, 400);
     envelope(r.json, 400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED');
   });

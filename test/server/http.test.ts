@@ -37,7 +37,8 @@ async function startServer(options: Partial<A2AServerOptions> = {}) {
 
 describe('card endpoint (SRV-CARD)', () => {
   test('lists the real URLs, protocol 1.0 and true capabilities, with caching headers', async (t) => {
-    const { url, close } = await startServer({ streaming: false });
+    // compatV03 off: the v0.3 entries and legacy fields are tested in test/bindings/compat-v03.
+    const { url, close } = await startServer({ streaming: false, compatV03: false });
     t.after(close);
     const res = await fetch(`${url}/.well-known/agent-card.json`);
     assert.equal(res.status, 200);
@@ -92,10 +93,10 @@ describe('card endpoint (SRV-CARD)', () => {
     const info = await server.listen(0, '127.0.0.1');
     assert.ok(info.grpcPort && info.grpcPort > 0);
     const card = (await (await fetch(`${info.url}/.well-known/agent-card.json`)).json()) as {
-      supportedInterfaces: { url: string; protocolBinding: string }[];
+      supportedInterfaces: { url: string; protocolBinding: string; protocolVersion: string }[];
     };
     assert.deepEqual(
-      card.supportedInterfaces.map((i) => i.protocolBinding),
+      card.supportedInterfaces.filter((i) => i.protocolVersion === '1.0').map((i) => i.protocolBinding),
       ['JSONRPC', 'HTTP+JSON', 'GRPC'],
     );
     assert.equal(card.supportedInterfaces[2]?.url, `127.0.0.1:${info.grpcPort}`);

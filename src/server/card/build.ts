@@ -15,6 +15,8 @@ import {
   type SecurityScheme,
 } from '../../model/schema.js';
 import { compile, formatViolations } from '../../model/validate.js';
+// v0.3 compatibility (issue 14): the card's v0.3 interfaces and legacy fields.
+import { legacyCardFields, v03Interfaces } from '../../bindings/compat-v03/card.js';
 
 /** The Agent Card fields an author writes; interfaces and capability flags are derived. */
 export interface AgentCardConfig {
@@ -54,6 +56,8 @@ export interface CardFacts {
   streaming: boolean;
   pushNotifications: boolean;
   extendedAgentCard: boolean;
+  /** v0.3 compatibility is on: list the v0.3 interfaces and add the legacy v0.3 fields (SRV-COMPAT-6). */
+  compatV03?: boolean;
 }
 
 /** Path of the JSON-RPC endpoint below the base URL. */
@@ -88,10 +92,12 @@ export function supportedInterfaces(facts: CardFacts): AgentInterface[] {
 
 /** The card, fields in proto order, optional fields only when set. */
 export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): AgentCard {
+  const v1Interfaces = supportedInterfaces(facts);
   const card: AgentCard = {
     name: config.name,
     description: config.description,
-    supportedInterfaces: supportedInterfaces(facts),
+    // v0.3 compatibility: the v0.3 entries follow the v1.0 ones (same URLs, routed by version).
+    supportedInterfaces: facts.compatV03 ? [...v1Interfaces, ...v03Interfaces(v1Interfaces)] : v1Interfaces,
     ...(config.provider ? { provider: config.provider } : {}),
     version: config.version,
     ...(config.documentationUrl !== undefined ? { documentationUrl: config.documentationUrl } : {}),
@@ -109,6 +115,9 @@ export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): Agent
     ...(config.signatures ? { signatures: config.signatures } : {}),
     ...(config.iconUrl !== undefined ? { iconUrl: config.iconUrl } : {}),
   };
+  // v0.3 compatibility: legacy top-level fields beside the v1.0 ones (v1.0 readers ignore them).
+  // They are added before any signing would happen, so a future signer covers them.
+  if (facts.compatV03) Object.assign(card, legacyCardFields(card));
   return card;
 }
 

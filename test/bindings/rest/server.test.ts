@@ -37,6 +37,8 @@ async function startServer(options: Partial<A2AServerOptions> = {}) {
     pushNotifications: true,
     keepAliveMs: 60_000,
     onError: () => undefined,
+    // The v1.0 binding alone: v0.3 routing is tested in test/bindings/compat-v03.
+    compatV03: false,
     ...options,
   });
   const { url } = await server.listen(0, '127.0.0.1');
