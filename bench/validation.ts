@@ -4,7 +4,8 @@
  * Run: node --import tsx bench/validation.ts
  */
 import { z } from 'zod';
-import { REQUEST_VALIDATORS, parseRequest } from '../src/model/validators.js';
+import { REQUEST_VALIDATORS } from '../src/model/validators.js';
+import { parseRequest } from '../src/errors/validation.js';
 import { fixture } from '../test/support/fixtures.js';
 
 // ---- the zod 4 equivalent of src/model/schema.ts SendMessageRequest ----------------------

@@ -13,7 +13,7 @@
  *
  * Anything else is answered like `echo:`.
  */
-import type { AgentExecutor, RequestContext, TaskEventSink } from '../server/executor.js';
+import type { AgentExecutor, RequestContext, TaskEventSink } from '../core/executor.js';
 import { KIT_VERSION, type BuiltInCard } from './card.js';
 
 /** The id of the one artifact the bench agent writes. */

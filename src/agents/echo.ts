@@ -1,5 +1,5 @@
 /** `echo`: answers every message with a direct Message carrying the same parts. */
-import type { AgentExecutor } from '../server/executor.js';
+import type { AgentExecutor } from '../core/executor.js';
 import { KIT_VERSION, type BuiltInCard } from './card.js';
 
 /** Replies with a Message echoing the incoming parts (text, data, files alike). */

@@ -1,5 +1,5 @@
 /** The agents shipped with a2a-kit, runnable with `a2a serve --agent <name>`. */
-import type { AgentExecutor } from '../server/executor.js';
+import type { AgentExecutor } from '../core/executor.js';
 import { benchCard, benchExecutor } from './bench.js';
 import type { BuiltInCard } from './card.js';
 import { echoCard, echoExecutor } from './echo.js';

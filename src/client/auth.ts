@@ -3,7 +3,7 @@
  * credentials (token cached until it expires, refreshed once on a 401) or a custom hook.
  */
 import type { AgentCard, SecurityScheme } from '../model/schema.js';
-import { A2ATransportError, networkCode } from './errors.js';
+import { A2ATransportError, networkCode } from '../errors/client-errors.js';
 
 /** What a credential adds to one request. */
 export interface RequestCredentials {

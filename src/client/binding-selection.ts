@@ -5,11 +5,11 @@
  */
 import type { AgentCard, AgentInterface } from '../model/schema.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
-import type { CallOptions, Transport } from './transport.js';
-import { A2ANoCompatibleInterfaceError, A2ATimeoutError } from './errors.js';
+import type { CallOptions, Transport } from '../bindings/transport.js';
+import { A2ANoCompatibleInterfaceError, A2ATimeoutError } from '../errors/client-errors.js';
 import { JsonRpcTransport } from '../bindings/jsonrpc/client.js';
 import { RestTransport } from '../bindings/rest/client.js';
-import type { HttpTransportOptions } from './http.js';
+import type { HttpTransportOptions } from '../bindings/http/client-http.js';
 // v0.3 compatibility (issue 14): v0.3-only agents are reached through the compat transports.
 import { createV03Transport, isUsableV03Interface } from '../bindings/compat-v03/client.js';
 

@@ -3,11 +3,10 @@
  * card URL), falling back to the v0.3 path `/.well-known/agent.json`; HTTP caching with
  * conditional GET (CLI-CARD-1); validation; an optional signature check (CLI-SIGN-1).
  */
-import { AgentCard } from '../model/schema.js';
-import { PROTOCOL_VERSION } from '../model/operations.js';
-import { expectShape, parseJson } from './decode.js';
-import { A2AInvalidResponseError, A2ATimeoutError, A2ATransportError, networkCode } from './errors.js';
-import { cardFromV03, isV03Card } from '../bindings/compat-v03/card.js';
+import type { AgentCard } from '../model/schema.js';
+import { parseJson } from '../bindings/http/decode.js';
+import { A2ATimeoutError, A2ATransportError, networkCode } from '../errors/client-errors.js';
+import { parseAgentCard } from '../bindings/card-parse.js';
 
 /** Path of the public card (spec §8.2). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -172,48 +171,4 @@ function cachePolicy(headers: Headers, defaultTtlMs: number): { store: boolean; 
     return { store: true, ttlMs: Math.max(0, Date.parse(expires) - Date.now()) };
   }
   return { store: true, ttlMs: defaultTtlMs };
-}
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Validates a card. Defaults ProtoJSON may drop (N5) are filled; a v0.3 card is translated
- * with its interfaces marked `protocolVersion` 0.3 so that binding selection can say so.
- */
-export function parseAgentCard(raw: unknown, source = 'agent card', notes: string[] = []): AgentCard {
-  if (!isObject(raw)) {
-    throw new A2AInvalidResponseError('invalid-card', `the agent card at ${source} is not a JSON object`);
-  }
-  let value: Json = raw;
-  if (isV03Card(value)) {
-    // v0.3 compatibility: interfaces, security shapes and flags in their v1.0 form.
-    value = cardFromV03(value);
-    notes.push(
-      `the card at ${source} is an A2A v0.3 card (protocolVersion ${String(raw.protocolVersion ?? '?')})`,
-    );
-  }
-  const filled: Json = {
-    capabilities: {},
-    defaultInputModes: [],
-    defaultOutputModes: [],
-    ...value,
-    skills: Array.isArray(value.skills)
-      ? value.skills.map((s) => (isObject(s) ? { description: '', tags: [], ...s } : s))
-      : (value.skills ?? []),
-  };
-  if (Array.isArray(filled.supportedInterfaces)) {
-    // A spec-conformant server always sends protocolVersion; a missing one is our own version.
-    filled.supportedInterfaces = filled.supportedInterfaces.map((i) =>
-      isObject(i) && i.protocolVersion === undefined ? { ...i, protocolVersion: PROTOCOL_VERSION } : i,
-    );
-  }
-  try {
-    return expectShape(AgentCard, filled, `agent card at ${source}`);
-  } catch (error) {
-    if (error instanceof A2AInvalidResponseError) {
-      throw new A2AInvalidResponseError('invalid-card', error.message, { cause: error });
-    }
-    throw error;
-  }
 }

@@ -25,7 +25,7 @@ import type {
   TaskStatus,
   TaskStatusUpdateEvent,
 } from '../model/schema.js';
-import type { CallOptions, Transport } from './transport.js';
+import type { CallOptions, Transport } from '../bindings/transport.js';
 import { AgentCardResolver, type CardResolverOptions } from './card-resolver.js';
 import {
   bindingName,
@@ -43,7 +43,7 @@ import {
   A2ATimeoutError,
   A2ATransportError,
   type InterfaceFailure,
-} from './errors.js';
+} from '../errors/client-errors.js';
 
 /** The reply to SendMessage: a direct Message or a Task. */
 export type SendResult = { kind: 'message'; message: Message } | { kind: 'task'; task: Task };

@@ -21,10 +21,10 @@ export {
   AGENT_CARD_PATH,
   LEGACY_AGENT_CARD_PATH,
   cardUrlOf,
-  parseAgentCard,
   type CardResolverOptions,
   type ResolvedCard,
 } from './card-resolver.js';
+export { parseAgentCard } from '../bindings/card-parse.js';
 export {
   ALL_BINDINGS,
   TenantTransport,
@@ -57,11 +57,11 @@ export {
   A2ATransportError,
   type InterfaceFailure,
   type InvalidResponseReason,
-} from './errors.js';
-export type { CallOptions, Transport } from './transport.js';
+} from '../errors/client-errors.js';
+export type { CallOptions, Transport } from '../bindings/transport.js';
 export { JsonRpcTransport, type JsonRpcTransportOptions } from '../bindings/jsonrpc/client.js';
 export { RestTransport, type RestTransportOptions } from '../bindings/rest/client.js';
-export type { HttpTransportOptions } from './http.js';
+export type { HttpTransportOptions } from '../bindings/http/client-http.js';
 export {
   verifyAgentCard,
   cardSignatureVerifier,

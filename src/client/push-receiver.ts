@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { StreamResponse } from '../model/schema.js';
-import { expectShape } from './decode.js';
-import { hasKnownMember, eventTaskId } from './stream-guard.js';
+import { expectShape } from '../bindings/http/decode.js';
+import { hasKnownMember, eventTaskId } from '../bindings/stream-guard.js';
 import { statusOf, toStreamEvent, toStreamResponse, type StreamEvent } from './client.js';
 
 /** Options of {@link createPushReceiver}. */

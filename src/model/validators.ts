@@ -8,8 +8,7 @@
  * and v0.3 spellings, `null`s, numeric strings, aliases) into a fresh object and checked again.
  */
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
-import { InvalidAgentResponseError, InvalidParamsError, MethodNotFoundError } from '../errors/a2a-error.js';
-import { type A2AMethod, OPERATIONS } from './operations.js';
+import type { A2AMethod } from './operations.js';
 import { normalizeValue } from './normalize.js';
 import {
   AgentCard,
@@ -31,7 +30,7 @@ import {
   Task,
   TaskPushNotificationConfig,
 } from './schema.js';
-import { compile, formatViolations, type Checked, type SchemaViolation, type Validator } from './validate.js';
+import { compile, type Checked, type SchemaViolation, type Validator } from './validate.js';
 
 // ---- limits ------------------------------------------------------------------------------
 
@@ -187,33 +186,6 @@ export function checkRequest<M extends A2AMethod>(
   if (!result.ok) return result;
   const violations = checkLimits(method, result.value, limits);
   return violations.length > 0 ? { ok: false, violations } : result;
-}
-
-/**
- * Reads the params of `method` as the binding received them (a parsed JSON value) and returns
- * the canonical request. Accepts enum numbers and v0.3 spellings, snake_case field names,
- * `null` as absent, `configuration.pushNotificationConfig` (D5, N17, SRV-JSON-1/2/6/11);
- * ignores unknown fields. Returns the caller's object itself when it is already canonical,
- * else a fresh one (the input is never modified).
- * @throws InvalidParamsError with `violations` naming each bad path (`message.parts[2]: ...`).
- * @throws MethodNotFoundError when `method` is not one of the eleven operations.
- */
-export function parseRequest<M extends A2AMethod>(
-  method: M,
-  params: unknown,
-  limits?: ValidationLimits,
-): A2ARequest<M> {
-  if (!Object.prototype.hasOwnProperty.call(OPERATIONS, method)) {
-    throw new MethodNotFoundError(`Method not found: ${String(method).slice(0, 100)}`);
-  }
-  const result = checkRequest(method, params, limits);
-  if (result.ok) return result.value;
-  throw invalidParams(result.violations);
-}
-
-/** An InvalidParamsError whose message lists the violations. */
-export function invalidParams(violations: readonly SchemaViolation[]): InvalidParamsError {
-  return new InvalidParamsError(formatViolations(violations), { violations });
 }
 
 // ---- limits check ------------------------------------------------------------------------
@@ -391,20 +363,4 @@ export function checkWireObject<K extends WireObjectName>(name: K, json: unknown
     : undefined;
   if (!e) return { ok: false, violations: [{ path: '', description: `unknown object ${String(name)}` }] };
   return checkWith(e, name === 'Empty' ? (json ?? {}) : json, true);
-}
-
-/**
- * Like {@link checkWireObject}, returning the canonical object.
- * @throws InvalidAgentResponseError naming each bad path when the object is unusable.
- */
-export function parseWireObject<K extends WireObjectName>(name: K, json: unknown): WireObjectMap[K] {
-  const result = checkWireObject(name, json);
-  if (result.ok) return result.value;
-  throw new InvalidAgentResponseError(
-    `Invalid ${String(name)} from agent: ${formatViolations(result.violations)}`,
-    {
-      violations: result.violations,
-      raw: json,
-    },
-  );
 }

@@ -15,8 +15,8 @@ import {
   type HttpReply,
   type HttpRequest,
   type SseSource,
-} from '../bindings/http-body.js';
-import { sseToWebStream, writeSse } from '../bindings/sse.js';
+} from '../bindings/http/http-body.js';
+import { sseToWebStream, writeSse } from '../bindings/http/sse.js';
 import { V03Router } from '../bindings/compat-v03/router.js'; // v0.3 compatibility (issue 14)
 import type { AgentCard } from '../model/schema.js';
 import {
@@ -30,15 +30,15 @@ import {
   type CardFacts,
 } from './card/build.js';
 import { CardResource } from './card/serve.js';
-import type { ServerCallContext } from './context.js';
-import type { AgentExecutor } from './executor.js';
+import type { ServerCallContext } from '../core/context.js';
+import type { AgentExecutor } from '../core/executor.js';
 import {
   DefaultRequestHandler,
   type DefaultRequestHandlerOptions,
   type RequestHandler,
-} from './request-handler.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
-import type { TaskStore } from './stores/task-store.js';
+} from '../core/handler/request-handler.js';
+import { MemoryPushConfigStore, MemoryTaskStore } from '../core/stores/memory.js';
+import type { TaskStore } from '../core/stores/task-store.js';
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */
 export type ExtendedCardConfig = AgentCard | AgentCardConfig;

@@ -24,10 +24,10 @@ export {
   DefaultRequestHandler,
   InterruptedWaitExpiredReason,
   TaskCanceledReason,
-} from './request-handler.js';
-export type { DefaultRequestHandlerOptions, RequestHandler } from './request-handler.js';
-export { ANONYMOUS, createCallContext } from './context.js';
-export type { Principal, ServerCallContext } from './context.js';
+} from '../core/handler/request-handler.js';
+export type { DefaultRequestHandlerOptions, RequestHandler } from '../core/handler/request-handler.js';
+export { ANONYMOUS, createCallContext } from '../core/context.js';
+export type { Principal, ServerCallContext } from '../core/context.js';
 export type {
   AgentExecutor,
   ArtifactChunkOptions,
@@ -35,13 +35,17 @@ export type {
   MessageInput,
   RequestContext,
   TaskEventSink,
-} from './executor.js';
-export { MemoryPushConfigStore, MemoryTaskStore, type MemoryTaskStoreOptions } from './stores/memory.js';
-export type { TaskStore } from './stores/task-store.js';
-export { TaskTooLargeError } from './task-size.js';
-export type { PushConfigStore } from './stores/push-config-store.js';
-export type { EventBus } from './event-bus/event-bus.js';
-export { InProcessEventBus } from './event-bus/in-process.js';
+} from '../core/executor.js';
+export {
+  MemoryPushConfigStore,
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+} from '../core/stores/memory.js';
+export type { TaskStore } from '../core/stores/task-store.js';
+export { TaskTooLargeError } from '../core/task-size.js';
+export type { PushConfigStore } from '../core/stores/push-config-store.js';
+export type { EventBus } from '../core/event-bus/event-bus.js';
+export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
 export { GrpcBinding, DEFAULT_MAX_MESSAGE_BYTES } from '../bindings/grpc/server.js';

@@ -11,9 +11,9 @@ import {
 } from '../../src/agents/index.js';
 import { Role, TaskState } from '../../src/model/enums.js';
 import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '../../src/model/schema.js';
-import { createCallContext } from '../../src/server/context.js';
-import type { AgentExecutor } from '../../src/server/executor.js';
-import { DefaultRequestHandler } from '../../src/server/request-handler.js';
+import { createCallContext } from '../../src/core/context.js';
+import type { AgentExecutor } from '../../src/core/executor.js';
+import { DefaultRequestHandler } from '../../src/core/handler/request-handler.js';
 
 function fullCard(card: BuiltInCard): AgentCard {
   return {

@@ -12,7 +12,7 @@ import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
 import { encodeMessage } from '../../src/bindings/grpc/wire.js';
 import type { SendMessageRequest } from '../../src/model/schema.js';
 import { createA2AServer, type A2AServer } from '../../src/server/index.js';
-import type { AgentExecutor } from '../../src/server/executor.js';
+import type { AgentExecutor } from '../../src/core/executor.js';
 import { TEST_CARD } from '../support/handler.js';
 
 const EXT = 'https://example.test/ext/optional/v1';

@@ -8,7 +8,7 @@ import {
   parseExtensions,
   resolveVersion,
   versionFromQuery,
-} from '../../src/bindings/service-params.js';
+} from '../../src/bindings/http/service-params.js';
 
 describe('resolveVersion', () => {
   test('1.0 and 1.0.x are served as 1.0 (SRV-VER-4)', () => {

@@ -14,7 +14,7 @@ import {
   A2ANoCompatibleInterfaceError,
   A2ATimeoutError,
   A2ATransportError,
-} from '../../src/client/errors.js';
+} from '../../src/errors/client-errors.js';
 import { JsonRpcTransport } from '../../src/bindings/jsonrpc/client.js';
 import { RestTransport } from '../../src/bindings/rest/client.js';
 import { oauth2ClientCredentials } from '../../src/client/auth.js';

@@ -4,10 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
-import type { AgentExecutor } from '../../src/server/executor.js';
+import type { AgentExecutor } from '../../src/core/executor.js';
 import { A2AClient, type StreamEvent } from '../../src/client/client.js';
 import { AgentCardResolver } from '../../src/client/card-resolver.js';
-import { A2ADeadlineError } from '../../src/client/errors.js';
+import { A2ADeadlineError } from '../../src/errors/client-errors.js';
 import { textOf } from '../../src/client/artifacts.js';
 import { TaskState } from '../../src/model/enums.js';
 import { TaskNotFoundError } from '../../src/errors/index.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
-import type { AgentExecutor } from '../../src/server/executor.js';
+import type { AgentExecutor } from '../../src/core/executor.js';
 import { GrpcBinding } from '../../src/bindings/grpc/server.js';
 import { A2AClient, statusOf, type StreamEvent } from '../../src/client/client.js';
 import { createTransport } from '../../src/client/binding-selection.js';

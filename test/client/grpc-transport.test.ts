@@ -20,7 +20,7 @@ import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
 import { asBuffer, encodeMessage, encodeStatusDetails } from '../../src/bindings/grpc/wire.js';
 import { createTransport } from '../../src/client/binding-selection.js';
 import { A2AClient } from '../../src/client/client.js';
-import { A2ATimeoutError, A2ATransportError } from '../../src/client/errors.js';
+import { A2ATimeoutError, A2ATransportError } from '../../src/errors/client-errors.js';
 import { UnavailableError } from '../../src/errors/index.js';
 
 const iface = (protocolBinding: string, url: string) => ({ url, protocolBinding, protocolVersion: '1.0' });

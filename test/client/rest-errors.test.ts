@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RestTransport } from '../../src/bindings/rest/client.js';
-import { A2ATransportError } from '../../src/client/errors.js';
+import { A2ATransportError } from '../../src/errors/client-errors.js';
 import { A2AClient } from '../../src/client/client.js';
 import { TaskNotFoundError } from '../../src/errors/index.js';
 import { Role } from '../../src/model/enums.js';

@@ -14,8 +14,8 @@ import { RestTransport } from '../../src/bindings/rest/client.js';
 import { GrpcTransport } from '../../src/bindings/grpc/client.js';
 import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
 import { asBuffer, encodeMessage } from '../../src/bindings/grpc/wire.js';
-import { A2AInvalidResponseError } from '../../src/client/errors.js';
-import type { Transport } from '../../src/client/transport.js';
+import { A2AInvalidResponseError } from '../../src/errors/client-errors.js';
+import type { Transport } from '../../src/bindings/transport.js';
 import type { StreamResponse } from '../../src/model/schema.js';
 
 /** What the peer streams for task `ok`, and for task `bad` (an update without taskId). */

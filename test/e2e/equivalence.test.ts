@@ -21,7 +21,7 @@ import {
   type BindingName,
 } from '../../src/client/binding-selection.js';
 import { GrpcTransport } from '../../src/bindings/grpc/client.js';
-import { A2AClientError, A2ATimeoutError } from '../../src/client/errors.js';
+import { A2AClientError, A2ATimeoutError } from '../../src/errors/client-errors.js';
 import { A2AError, ExtendedAgentCardNotConfiguredError } from '../../src/errors/index.js';
 import { TaskState } from '../../src/model/enums.js';
 import type { Task } from '../../src/model/schema.js';

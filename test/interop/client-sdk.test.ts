@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { A2AClient, statusOf, type StreamEvent } from '../../src/client/client.js';
 import { AgentCardResolver } from '../../src/client/card-resolver.js';
 import { ArtifactAssembler, textOf } from '../../src/client/artifacts.js';
-import { A2ADeadlineError } from '../../src/client/errors.js';
+import { A2ADeadlineError } from '../../src/errors/client-errors.js';
 import { TaskNotFoundError, UnsupportedOperationError } from '../../src/errors/index.js';
 import { TaskState, isTerminalState } from '../../src/model/enums.js';
 import { startSdkServer, type SdkServer } from '../support/sdk-server.js';

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2AClient, type StreamEvent } from '../../src/client/client.js';
 import { AgentCardResolver } from '../../src/client/card-resolver.js';
-import { A2ANoCompatibleInterfaceError } from '../../src/client/errors.js';
+import { A2ANoCompatibleInterfaceError } from '../../src/errors/client-errors.js';
 import { TaskNotFoundError, UnsupportedOperationError } from '../../src/errors/a2a-error.js';
 import { TaskState } from '../../src/model/enums.js';
 import type { Task } from '../../src/model/schema.js';

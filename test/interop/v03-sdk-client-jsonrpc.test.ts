@@ -14,7 +14,7 @@ import type {
 } from '@a2a-js/sdk-v03';
 import { A2AClient, ClientFactory, type Client } from '@a2a-js/sdk-v03/client';
 import { benchCard, benchExecutor, echoExecutor } from '../../src/agents/index.js';
-import type { AgentExecutor } from '../../src/server/executor.js';
+import type { AgentExecutor } from '../../src/core/executor.js';
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
 import { collect } from '../support/handler.js';
 

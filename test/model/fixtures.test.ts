@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { TSchema } from '@sinclair/typebox';
 import * as schemas from '../../src/model/schema.js';
 import { compile } from '../../src/model/validate.js';
-import { parseRequest } from '../../src/model/validators.js';
+import { parseRequest } from '../../src/errors/validation.js';
 import { InvalidParamsError } from '../../src/errors/index.js';
 import { fixture, fixtures, invalidFixtures, variants, type FixtureName } from '../support/fixtures.js';
 import { assertProtoJson, protoJsonProblems, protoMessageNames } from '../support/oracle.js';

@@ -4,11 +4,10 @@ import {
   checkRequest,
   checkWireObject,
   DEFAULT_VALIDATION_LIMITS,
-  parseRequest,
-  parseWireObject,
   REQUEST_VALIDATORS,
   WIRE_VALIDATORS,
 } from '../../src/model/validators.js';
+import { parseRequest, parseWireObject } from '../../src/errors/validation.js';
 import { OPERATIONS, type A2AMethod } from '../../src/model/operations.js';
 import {
   A2AError,

@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError } from '../../src/errors/index.js';
-import { ANONYMOUS, createCallContext } from '../../src/server/context.js';
+import { ANONYMOUS, createCallContext } from '../../src/core/context.js';
 import { callAs, createTestHandler, testCard } from '../support/handler.js';
 
 const agent = async () => undefined;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IterableSseSource, SSE_HEADERS, sseFrame, writeSse } from '../../src/bindings/sse.js';
+import { IterableSseSource, SSE_HEADERS, sseFrame, writeSse } from '../../src/bindings/http/sse.js';
 
 async function* events(n: number): AsyncGenerator<{ n: number }> {
   for (let i = 0; i < n; i++) yield { n: i };

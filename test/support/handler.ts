@@ -14,21 +14,21 @@ import type {
   SendMessageRequest,
   StreamResponse,
 } from '../../src/model/schema.js';
-import { createCallContext, type ServerCallContext } from '../../src/server/context.js';
+import { createCallContext, type ServerCallContext } from '../../src/core/context.js';
 import type {
   EventBus,
   TaskEventListener,
   TaskEvent,
   TaskTopic,
-} from '../../src/server/event-bus/event-bus.js';
-import { InProcessEventBus } from '../../src/server/event-bus/in-process.js';
-import type { AgentExecutor, RequestContext, TaskEventSink } from '../../src/server/executor.js';
+} from '../../src/core/event-bus/event-bus.js';
+import { InProcessEventBus } from '../../src/core/event-bus/in-process.js';
+import type { AgentExecutor, RequestContext, TaskEventSink } from '../../src/core/executor.js';
 import {
   DefaultRequestHandler,
   type DefaultRequestHandlerOptions,
-} from '../../src/server/request-handler.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from '../../src/server/stores/memory.js';
-import type { StoredTask, TaskScope } from '../../src/server/stores/task-store.js';
+} from '../../src/core/handler/request-handler.js';
+import { MemoryPushConfigStore, MemoryTaskStore } from '../../src/core/stores/memory.js';
+import type { StoredTask, TaskScope } from '../../src/core/stores/task-store.js';
 
 /** A minimal valid card with the given capabilities (streaming on by default). */
 export function testCard(capabilities: AgentCapabilities = { streaming: true }): AgentCard {

@@ -2,8 +2,8 @@
  * Client-side hooks of the v0.3 compatibility layer: which card interfaces a v1.0 client can
  * still use at A2A 0.3 (JSON-RPC, REST, gRPC), and their transports.
  */
-import type { HttpTransportOptions } from '../../client/http.js';
-import type { Transport } from '../../client/transport.js';
+import type { HttpTransportOptions } from '../http/client-http.js';
+import type { Transport } from '../transport.js';
 import type { AgentInterface } from '../../model/schema.js';
 import { isV03Version } from './card.js';
 import { V03JsonRpcTransport } from './jsonrpc-client.js';

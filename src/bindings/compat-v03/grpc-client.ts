@@ -26,11 +26,11 @@ import {
   type SendMessageRequest,
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
-import { parseAgentCard } from '../../client/card-resolver.js';
-import { expectShape } from '../../client/decode.js';
-import { A2ATimeoutError, A2ATransportError } from '../../client/errors.js';
-import { guardTask, hasKnownMember } from '../../client/stream-guard.js';
-import type { CallOptions, Transport } from '../../client/transport.js';
+import { parseAgentCard } from '../card-parse.js';
+import { expectShape } from '../http/decode.js';
+import { A2ATimeoutError, A2ATransportError } from '../../errors/client-errors.js';
+import { guardTask, hasKnownMember } from '../stream-guard.js';
+import type { CallOptions, Transport } from '../transport.js';
 import { isJson, type Json } from './content.js';
 import { A2AService } from './gen/a2a/v1/a2a_pb.js';
 import { sendBody } from './rest-client.js';

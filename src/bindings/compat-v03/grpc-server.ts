@@ -35,9 +35,9 @@ import type {
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '../../model/schema.js';
-import type { ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
-import { decodeRequest, type HttpRequest } from '../http-body.js';
+import type { ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
+import { decodeRequest, type HttpRequest } from '../http/http-body.js';
 import type { Json } from './content.js';
 import { FinalMarker, V03Operations, extendedCard } from './operations.js';
 import {

@@ -24,13 +24,13 @@ import {
   type SendMessageRequest,
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
-import { parseAgentCard } from '../../client/card-resolver.js';
-import { A2AInvalidResponseError, A2ATransportError } from '../../client/errors.js';
-import { expectShape, fromJsonRpcError, parseJson } from '../../client/decode.js';
-import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../../client/http.js';
-import { guardTask, hasKnownMember } from '../../client/stream-guard.js';
-import type { CallOptions, Transport } from '../../client/transport.js';
-import { readSseData } from '../sse-parse.js';
+import { parseAgentCard } from '../card-parse.js';
+import { A2AInvalidResponseError, A2ATransportError } from '../../errors/client-errors.js';
+import { expectShape, fromJsonRpcError, parseJson } from '../http/decode.js';
+import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../http/client-http.js';
+import { guardTask, hasKnownMember } from '../stream-guard.js';
+import type { CallOptions, Transport } from '../transport.js';
+import { readSseData } from '../http/sse-parse.js';
 import { sendResultFromV03, streamEventFromV03, taskFromV03 } from './content.js';
 import { pushConfigToV03, sendParamsToV03, taskPushConfigFromV03, type V03Method } from './requests.js';
 import { V03_VERSION } from './service.js';

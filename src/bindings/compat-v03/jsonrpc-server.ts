@@ -21,8 +21,8 @@ import type {
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '../../model/schema.js';
-import type { ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
+import type { ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
 import {
   BodyTooLargeError,
   UnsupportedMediaTypeError,
@@ -30,7 +30,7 @@ import {
   decodeRequest,
   type HttpReply,
   type HttpRequest,
-} from '../http-body.js';
+} from '../http/http-body.js';
 import {
   EnvelopeError,
   NULL_ID,
@@ -38,7 +38,7 @@ import {
   parseJsonRpcRequest,
   resultResponse,
 } from '../jsonrpc/wire.js';
-import { SSE_HEADERS } from '../sse.js';
+import { SSE_HEADERS } from '../http/sse.js';
 import { cardToV03 } from './card.js';
 import { isJson, messageToV03, streamEventToV03, taskToV03 } from './content.js';
 import { v03ErrorResponse } from './errors.js';

@@ -10,8 +10,8 @@ import {
 } from '../../errors/a2a-error.js';
 import { isTerminalState, TaskState } from '../../model/enums.js';
 import type { AgentCard, StreamResponse, TaskPushNotificationConfig } from '../../model/schema.js';
-import type { ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
+import type { ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
 
 /** A v1.0 event and whether v0.3 should mark it `final`. */
 export interface FinalMarkedEvent {

@@ -22,20 +22,20 @@ import {
   type SendMessageRequest,
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
-import { parseAgentCard } from '../../client/card-resolver.js';
-import { A2AInvalidResponseError } from '../../client/errors.js';
-import { expectShape, fromRestError, parseJson } from '../../client/decode.js';
+import { parseAgentCard } from '../card-parse.js';
+import { A2AInvalidResponseError } from '../../errors/client-errors.js';
+import { expectShape, fromRestError, parseJson } from '../http/decode.js';
 import {
   isEventStream,
   readText,
   sendHttp,
   type HttpCall,
   type HttpTransportOptions,
-} from '../../client/http.js';
-import { guardTask, hasKnownMember } from '../../client/stream-guard.js';
-import type { CallOptions, Transport } from '../../client/transport.js';
+} from '../http/client-http.js';
+import { guardTask, hasKnownMember } from '../stream-guard.js';
+import type { CallOptions, Transport } from '../transport.js';
 import { listDefaults } from '../jsonrpc/client.js';
-import { readSseData } from '../sse-parse.js';
+import { readSseData } from '../http/sse-parse.js';
 import { isJson, type Json } from './content.js';
 import { fromV03Error } from './errors.js';
 import { v03CallOptions, withoutExtensions } from './jsonrpc-client.js';

@@ -19,8 +19,8 @@ import type {
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '../../model/schema.js';
-import type { ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
+import type { ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
 import {
   BodyTooLargeError,
   UnsupportedMediaTypeError,
@@ -29,10 +29,10 @@ import {
   parseJsonBody,
   type HttpReply,
   type HttpRequest,
-} from '../http-body.js';
+} from '../http/http-body.js';
 import { LIST_TASKS_QUERY, GET_TASK_QUERY } from '../rest/routes.js';
 import { decodeQuery } from '../rest/wire.js';
-import { SSE_HEADERS } from '../sse.js';
+import { SSE_HEADERS } from '../http/sse.js';
 import { isJson, type Json } from './content.js';
 import { v03RestError } from './errors.js';
 import { FinalMarker, V03Operations, extendedCard, type FinalMarkedEvent } from './operations.js';

@@ -4,8 +4,8 @@
  * `/v1/...` REST path). Everything else goes to the v1.0 bindings untouched; a version-less
  * JSON-RPC body is parsed here once to decide and then replayed to the v1.0 binding.
  */
-import type { RequestHandler } from '../../server/request-handler.js';
-import { BodyTooLargeError, isJsonMediaType, type HttpReply, type HttpRequest } from '../http-body.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
+import { BodyTooLargeError, isJsonMediaType, type HttpReply, type HttpRequest } from '../http/http-body.js';
 import { isV03Version } from './card.js';
 import { V03JsonRpcBinding, looksLikeV03JsonRpc } from './jsonrpc-server.js';
 import { V03RestBinding } from './rest-server.js';

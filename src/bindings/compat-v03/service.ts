@@ -3,9 +3,9 @@
  * `X-A2A-Extensions` or `A2A-Extensions`), and an SSE source whose error frame can be named.
  */
 import { A2AError, toA2AError } from '../../errors/a2a-error.js';
-import { createCallContext, type ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
-import type { HttpRequest, SseSource } from '../http-body.js';
+import { createCallContext, type ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
+import type { HttpRequest, SseSource } from '../http/http-body.js';
 import {
   EXTENSIONS_HEADER,
   LEGACY_EXTENSIONS_HEADER,
@@ -13,8 +13,8 @@ import {
   checkRequiredExtensions,
   parseExtensions,
   versionFromQuery,
-} from '../service-params.js';
-import { IterableSseSource } from '../sse.js';
+} from '../http/service-params.js';
+import { IterableSseSource } from '../http/sse.js';
 
 /** The version v0.3 requests are served with (`ServerCallContext.protocolVersion`). */
 export const V03_VERSION = '0.3';

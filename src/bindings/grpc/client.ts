@@ -17,9 +17,9 @@ import { InvalidParamsError } from '../../errors/a2a-error.js';
 import type { A2AMethod } from '../../model/operations.js';
 import { PROTOCOL_VERSION } from '../../model/operations.js';
 import type * as model from '../../model/schema.js';
-import type { CallOptions, Transport } from '../../client/transport.js';
-import { decodeStream } from '../../client/stream-guard.js';
-import { A2ATimeoutError, A2ATransportError } from '../../client/errors.js';
+import type { CallOptions, Transport } from '../transport.js';
+import { decodeStream } from '../stream-guard.js';
+import { A2ATimeoutError, A2ATransportError } from '../../errors/client-errors.js';
 import { GRPC_METHODS, type GrpcMethod } from './service.js';
 import { asBuffer, decodeMessage, encodeFast, fillRequired, fromGrpcError, isServiceError } from './wire.js';
 

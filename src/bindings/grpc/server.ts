@@ -16,10 +16,10 @@ import {
 import { ParseError } from '../../errors/a2a-error.js';
 import type { A2AMethod } from '../../model/operations.js';
 import type { StreamResponse } from '../../model/schema.js';
-import { parseRequest } from '../../model/validators.js';
-import { ANONYMOUS, type Principal, type ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
-import { invokeStreaming, invokeUnary } from '../http-body.js';
+import { parseRequest } from '../../errors/validation.js';
+import { ANONYMOUS, type Principal, type ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
+import { invokeStreaming, invokeUnary } from '../http/http-body.js';
 import {
   EXTENSIONS_HEADER,
   LEGACY_EXTENSIONS_HEADER,
@@ -27,7 +27,7 @@ import {
   checkRequiredExtensions,
   parseExtensions,
   resolveVersion,
-} from '../service-params.js';
+} from '../http/service-params.js';
 import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
 import { encodeFast, toGrpcStatus } from './wire.js';
 

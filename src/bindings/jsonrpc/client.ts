@@ -24,12 +24,12 @@ import {
 } from '../../model/schema.js';
 import type { A2AMethod } from '../../model/operations.js';
 import { createError } from '../../errors/index.js';
-import type { CallOptions, Transport } from '../../client/transport.js';
-import { A2AInvalidResponseError, A2ATransportError } from '../../client/errors.js';
-import { expectShape, fromJsonRpcError, parseJson } from '../../client/decode.js';
-import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../../client/http.js';
-import { decodeStream } from '../../client/stream-guard.js';
-import { readSseData } from '../sse-parse.js';
+import type { CallOptions, Transport } from '../transport.js';
+import { A2AInvalidResponseError, A2ATransportError } from '../../errors/client-errors.js';
+import { expectShape, fromJsonRpcError, parseJson } from '../http/decode.js';
+import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../http/client-http.js';
+import { decodeStream } from '../stream-guard.js';
+import { readSseData } from '../http/sse-parse.js';
 
 /** Options of {@link JsonRpcTransport}. */
 export type JsonRpcTransportOptions = HttpTransportOptions;

@@ -23,19 +23,19 @@ import {
   type SendMessageRequest,
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
-import type { CallOptions, Transport } from '../../client/transport.js';
+import type { CallOptions, Transport } from '../transport.js';
 import type { A2AError } from '../../errors/index.js';
-import { A2AInvalidResponseError, A2ATransportError } from '../../client/errors.js';
-import { expectShape, fromRestError, parseJson } from '../../client/decode.js';
+import { A2AInvalidResponseError, A2ATransportError } from '../../errors/client-errors.js';
+import { expectShape, fromRestError, parseJson } from '../http/decode.js';
 import {
   isEventStream,
   readText,
   sendHttp,
   type HttpCall,
   type HttpTransportOptions,
-} from '../../client/http.js';
-import { decodeStream } from '../../client/stream-guard.js';
-import { readSseData } from '../sse-parse.js';
+} from '../http/client-http.js';
+import { decodeStream } from '../stream-guard.js';
+import { readSseData } from '../http/sse-parse.js';
 import { listDefaults } from '../jsonrpc/client.js';
 
 /** Options of {@link RestTransport}. */

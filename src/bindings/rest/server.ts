@@ -9,8 +9,8 @@ import {
   toA2AError,
 } from '../../errors/a2a-error.js';
 import { OPERATIONS, type A2AMethod } from '../../model/operations.js';
-import type { ServerCallContext } from '../../server/context.js';
-import type { RequestHandler } from '../../server/request-handler.js';
+import type { ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
 import {
   BodyTooLargeError,
   ClientGoneError,
@@ -24,9 +24,9 @@ import {
   quoteForMessage,
   type HttpReply,
   type HttpRequest,
-} from '../http-body.js';
-import { checkRequiredExtensions, readHttpServiceParams } from '../service-params.js';
-import { IterableSseSource, SSE_HEADERS } from '../sse.js';
+} from '../http/http-body.js';
+import { checkRequiredExtensions, readHttpServiceParams } from '../http/service-params.js';
+import { IterableSseSource, SSE_HEADERS } from '../http/sse.js';
 import { matchRoute, type RouteMatch } from './routes.js';
 import { decodeQuery, errorEnvelope, responseMediaType } from './wire.js';
 

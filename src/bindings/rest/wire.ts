@@ -5,7 +5,7 @@
 import { InvalidParamsError, type A2AError } from '../../errors/a2a-error.js';
 import { errorRow } from '../../errors/table.js';
 import type { SchemaViolation } from '../../model/validate.js';
-import { quoteForMessage } from '../http-body.js';
+import { quoteForMessage } from '../http/http-body.js';
 
 /** The REST media type (spec 11.1). */
 export const A2A_JSON = 'application/a2a+json';

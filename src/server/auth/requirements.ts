@@ -14,7 +14,7 @@ import {
   type AuthPrincipal,
   type Authenticator,
 } from './types.js';
-import { ANONYMOUS } from '../context.js';
+import { ANONYMOUS } from '../../core/context.js';
 
 /** Options of {@link createSecurityGate}. */
 export interface SecurityGateOptions {

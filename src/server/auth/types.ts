@@ -4,7 +4,7 @@
  */
 import { PermissionDeniedError, UnauthenticatedError } from '../../errors/a2a-error.js';
 import type { SecurityScheme } from '../../model/schema.js';
-import type { Principal } from '../context.js';
+import type { Principal } from '../../core/context.js';
 import type { AuthRequest } from './request.js';
 
 /** An authenticated caller, as an authenticator sees it. */

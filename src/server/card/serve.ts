@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AgentCard } from '../../model/schema.js';
-import type { HttpReply } from '../../bindings/http-body.js';
+import type { HttpReply } from '../../bindings/http/http-body.js';
 
 /** Default `max-age` of the card, in seconds. */
 export const CARD_MAX_AGE_SECONDS = 300;

@@ -1,4 +1,4 @@
-import type { ServerCallContext } from '../context.js';
+import type { ServerCallContext } from '../../core/context.js';
 
 /**
  * The limiter key of a call: tenant and principal id, so that the same id in two tenants

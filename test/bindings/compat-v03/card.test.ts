@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { DefaultAgentCardResolver, ClientFactory } from '@a2a-js/sdk-v03/client';
 import { benchCard, benchExecutor } from '../../../src/agents/index.js';
 import { cardFromV03, cardToV03, legacyCardFields } from '../../../src/bindings/compat-v03/card.js';
-import { parseAgentCard } from '../../../src/client/card-resolver.js';
+import { parseAgentCard } from '../../../src/bindings/card-parse.js';
 import { selectInterface } from '../../../src/client/binding-selection.js';
 import type { AgentCard } from '../../../src/model/schema.js';
 import type { AgentCardConfig } from '../../../src/server/card/build.js';

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { benchCard, benchExecutor, echoExecutor } from '../../../src/agents/index.js';
-import type { AgentExecutor } from '../../../src/server/executor.js';
+import type { AgentExecutor } from '../../../src/core/executor.js';
 import { createA2AServer, type A2AServer, type A2AServerOptions } from '../../../src/server/http.js';
 
 const agent: AgentExecutor = {

@@ -9,7 +9,7 @@ import { anyUnpack } from '@bufbuild/protobuf/wkt';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { GrpcBinding } from '../../../src/bindings/grpc/server.js';
 import { GrpcTransport } from '../../../src/bindings/grpc/client.js';
-import { A2ATransportError } from '../../../src/client/errors.js';
+import { A2ATransportError } from '../../../src/errors/client-errors.js';
 import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
 import { encodeMessage, STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/wire.js';
 import { StatusSchema } from '../../../src/bindings/grpc/gen/google/rpc/status_pb.js';
@@ -31,7 +31,7 @@ import {
 } from '../../../src/errors/a2a-error.js';
 import { errorRow, GrpcCode } from '../../../src/errors/table.js';
 import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
-import type { ServerCallContext } from '../../../src/server/context.js';
+import type { ServerCallContext } from '../../../src/core/context.js';
 import {
   AGENT_RAISABLE_ERRORS,
   StreamFailsAfter,

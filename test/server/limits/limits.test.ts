@@ -9,7 +9,7 @@ import {
   fromRestError,
   toJsonRpcError,
 } from '../../../src/errors/index.js';
-import { createCallContext } from '../../../src/server/context.js';
+import { createCallContext } from '../../../src/core/context.js';
 
 describe('token bucket per principal', () => {
   test('a burst passes, then refusals say when to retry; tokens come back with time', () => {

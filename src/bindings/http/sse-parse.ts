@@ -9,7 +9,7 @@ import {
   A2ATimeoutError,
   A2ATransportError,
   networkCode,
-} from '../client/errors.js';
+} from '../../errors/client-errors.js';
 
 /** Options of {@link readSseData}. */
 export interface SseReadOptions {

@@ -21,8 +21,8 @@ import type {
   SubscribeToTaskRequest,
   Task,
   TaskPushNotificationConfig,
-} from '../model/schema.js';
-import { activateExtension, ANONYMOUS, type ServerCallContext } from './context.js';
+} from '../../model/schema.js';
+import { activateExtension, ANONYMOUS, type ServerCallContext } from '../context.js';
 import {
   A2AError,
   ExtendedAgentCardNotConfiguredError,
@@ -33,26 +33,26 @@ import {
   UnauthenticatedError,
   UnavailableError,
   UnsupportedOperationError,
-} from '../errors/a2a-error.js';
-import { isInterruptedState, isTerminalState, parseTaskState, Role, TaskState } from '../model/enums.js';
-import { newId } from '../model/ids.js';
-import { acceptsMessages, isCancelable } from '../model/state-machine.js';
-import { timestampToMillis } from '../model/timestamp.js';
-import type { EventBus } from './event-bus/event-bus.js';
-import { InProcessEventBus } from './event-bus/in-process.js';
+} from '../../errors/a2a-error.js';
+import { isInterruptedState, isTerminalState, parseTaskState, Role, TaskState } from '../../model/enums.js';
+import { newId } from '../../model/ids.js';
+import { acceptsMessages, isCancelable } from '../../model/state-machine.js';
+import { timestampToMillis } from '../../model/timestamp.js';
+import type { EventBus } from '../event-bus/event-bus.js';
+import { InProcessEventBus } from '../event-bus/in-process.js';
 import {
   DEFAULT_STREAM_QUEUE_BYTES,
   DEFAULT_STREAM_QUEUE_EVENTS,
   TaskEventStream,
   type StreamQueueLimits,
-} from './event-bus/task-stream.js';
-import { errorText, ExecutionSink } from './event-sink.js';
-import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
-import { checkIdempotencyTtl, messageIdReused, requestFingerprint } from './idempotency.js';
-import { checkInputModes } from './input-modes.js';
-import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
-import type { PushConfigStore } from './stores/push-config-store.js';
+} from '../event-bus/task-stream.js';
+import { errorText, ExecutionSink } from '../event-sink.js';
+import { messageData, messageText, type AgentExecutor, type RequestContext } from '../executor.js';
+import { checkIdempotencyTtl, messageIdReused, requestFingerprint } from '../idempotency.js';
+import { checkInputModes } from '../input-modes.js';
+import { ListCursorCodec, type CursorBinding } from '../list-cursor.js';
+import { MemoryPushConfigStore, MemoryTaskStore } from '../stores/memory.js';
+import type { PushConfigStore } from '../stores/push-config-store.js';
 import type {
   IdempotencyKey,
   IdempotencyRecord,
@@ -60,13 +60,13 @@ import type {
   StoredTask,
   TaskScope,
   TaskStore,
-} from './stores/task-store.js';
+} from '../stores/task-store.js';
 import {
   DEFAULT_INTERRUPTED_TIMEOUT_MS,
   IllegalTaskEventError,
   TaskManager,
   viewTask,
-} from './task-manager.js';
+} from '../task-manager.js';
 
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as

@@ -8,16 +8,16 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
-import { InvalidAgentResponseError, UnsupportedOperationError } from '../../src/errors/a2a-error.js';
-import { TaskState } from '../../src/model/enums.js';
-import type { Task } from '../../src/model/schema.js';
-import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
-import { encodeMessage } from '../../src/bindings/grpc/wire.js';
-import { createA2AServer } from '../../src/server/index.js';
-import type { AgentExecutor, RequestContext, TaskEventSink } from '../../src/server/executor.js';
-import { MemoryTaskStore } from '../../src/server/stores/memory.js';
-import type { StoredTask, TaskScope } from '../../src/server/stores/task-store.js';
-import { deferred, eventually, TEST_CARD } from '../support/handler.js';
+import { InvalidAgentResponseError, UnsupportedOperationError } from '../../../src/errors/a2a-error.js';
+import { TaskState } from '../../../src/model/enums.js';
+import type { Task } from '../../../src/model/schema.js';
+import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
+import { encodeMessage } from '../../../src/bindings/grpc/wire.js';
+import { createA2AServer } from '../../../src/server/index.js';
+import type { AgentExecutor, RequestContext, TaskEventSink } from '../../../src/core/executor.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import type { StoredTask, TaskScope } from '../../../src/core/stores/task-store.js';
+import { deferred, eventually, TEST_CARD } from '../../support/handler.js';
 
 type Execute = (ctx: RequestContext, task: TaskEventSink) => Promise<void>;
 

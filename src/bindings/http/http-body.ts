@@ -2,12 +2,12 @@
  * Request-body handling shared by the JSON-RPC and REST bindings: a runtime-neutral view of an
  * HTTP exchange, bounded body reading, media-type checks, JSON parsing and request validation.
  */
-import { ParseError } from '../errors/a2a-error.js';
-import type { A2AMethod } from '../model/operations.js';
-import { parseRequest } from '../model/validators.js';
-import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../model/schema.js';
-import { createCallContext, type ServerCallContext } from '../server/context.js';
-import type { RequestHandler } from '../server/request-handler.js';
+import { ParseError } from '../../errors/a2a-error.js';
+import type { A2AMethod } from '../../model/operations.js';
+import { parseRequest } from '../../errors/validation.js';
+import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../../model/schema.js';
+import { createCallContext, type ServerCallContext } from '../../core/context.js';
+import type { RequestHandler } from '../../core/handler/request-handler.js';
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

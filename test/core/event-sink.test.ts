@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidAgentResponseError } from '../../src/errors/a2a-error.js';
 import { TaskState } from '../../src/model/enums.js';
-import type { TaskEventSink } from '../../src/server/executor.js';
+import type { TaskEventSink } from '../../src/core/executor.js';
 import { callAs, collect, createTestHandler, describeEvent, userMessage } from '../support/handler.js';
 
 /** Lets every pending callback run (the agent finishing after the response was sent). */

@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createA2AServer, type ServerLimits } from '../../src/server/index.js';
-import { MemoryTaskStore } from '../../src/server/stores/memory.js';
-import type { AgentExecutor } from '../../src/server/executor.js';
-import { TEST_CARD } from '../support/handler.js';
+import { createA2AServer, type ServerLimits } from '../../../src/server/index.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import type { AgentExecutor } from '../../../src/core/executor.js';
+import { TEST_CARD } from '../../support/handler.js';
 
 const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 

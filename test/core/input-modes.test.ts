@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ContentTypeNotSupportedError } from '../../src/errors/a2a-error.js';
-import { checkInputModes } from '../../src/server/input-modes.js';
+import { checkInputModes } from '../../src/core/input-modes.js';
 import { callAs, createTestHandler, testCard, userMessage } from '../support/handler.js';
 
 test('SRV-SEND-7 a part whose media type the agent does not accept is refused before anything runs', async (t) => {

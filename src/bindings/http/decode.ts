@@ -4,24 +4,24 @@
  * (unknown fields ignored, unknown enum values read as UNSPECIFIED, absent = default).
  */
 import { Kind, OptionalKind, Type, type TSchema, type Static } from '@sinclair/typebox';
-import type { A2AError } from '../errors/index.js';
+import type { A2AError } from '../../errors/index.js';
 import {
   fromJsonRpcError as decodeJsonRpcError,
   fromRestError as decodeRestError,
   readErrorDetails,
-} from '../errors/codec.js';
-import { parseRole, parseTaskState, TaskState, Role } from '../model/enums.js';
-import { compile, formatViolations, type Validator } from '../model/validate.js';
+} from '../../errors/codec.js';
+import { parseRole, parseTaskState, TaskState, Role } from '../../model/enums.js';
+import { compile, formatViolations, type Validator } from '../../model/validate.js';
 import {
   Message,
   Task,
   TaskArtifactUpdateEvent,
   TaskStatusUpdateEvent,
   type StreamResponse,
-} from '../model/schema.js';
-import { OneOf, oneofMembers } from '../model/schema-kit.js';
-import { MAX_ID_LENGTH } from '../model/ids.js';
-import { A2AInvalidResponseError } from './errors.js';
+} from '../../model/schema.js';
+import { OneOf, oneofMembers } from '../../model/schema-kit.js';
+import { MAX_ID_LENGTH } from '../../model/ids.js';
+import { A2AInvalidResponseError } from '../../errors/client-errors.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryTaskStore } from '../../src/server/stores/memory.js';
-import type { StoredTask, TaskQuery } from '../../src/server/stores/task-store.js';
-import { TaskState } from '../../src/model/enums.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import type { StoredTask, TaskQuery } from '../../../src/core/stores/task-store.js';
+import { TaskState } from '../../../src/model/enums.js';
 
 const STATES = [TaskState.WORKING, TaskState.INPUT_REQUIRED, TaskState.COMPLETED] as const;
 

@@ -4,8 +4,8 @@
  * event must name the same task (the one subscribed to, or the one the first event introduced).
  */
 import type { StreamResponse } from '../model/schema.js';
-import { decodeStreamResponse } from './decode.js';
-import { A2AInvalidResponseError } from './errors.js';
+import { decodeStreamResponse } from './http/decode.js';
+import { A2AInvalidResponseError } from '../errors/client-errors.js';
 
 const MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'] as const;
 

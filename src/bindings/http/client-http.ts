@@ -2,9 +2,9 @@
  * The HTTP plumbing both HTTP bindings share: service parameters on every request
  * (CLI-VER-1, CLI-EXT-1), timeouts and cancellation, and network failures as typed errors.
  */
-import { PROTOCOL_VERSION } from '../model/operations.js';
-import type { CallOptions } from './transport.js';
-import { A2ATimeoutError, A2ATransportError, networkCode } from './errors.js';
+import { PROTOCOL_VERSION } from '../../model/operations.js';
+import type { CallOptions } from '../transport.js';
+import { A2ATimeoutError, A2ATransportError, networkCode } from '../../errors/client-errors.js';
 
 /** Options shared by {@link JsonRpcTransport} and {@link RestTransport}. */
 export interface HttpTransportOptions {

@@ -2,9 +2,9 @@
  * A2A service parameters (spec 3.2.6), shared by every binding: `A2A-Version` negotiation
  * (N8, N9) and `A2A-Extensions` (SRV-EXT).
  */
-import { ExtensionSupportRequiredError, VersionNotSupportedError } from '../errors/a2a-error.js';
-import { PROTOCOL_VERSION } from '../model/operations.js';
-import type { AgentCard } from '../model/schema.js';
+import { ExtensionSupportRequiredError, VersionNotSupportedError } from '../../errors/a2a-error.js';
+import { PROTOCOL_VERSION } from '../../model/operations.js';
+import type { AgentCard } from '../../model/schema.js';
 import { quoteForMessage, type HttpRequest } from './http-body.js';
 
 /** The versions this server answers (Major.Minor), in preference order. */

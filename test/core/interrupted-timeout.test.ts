@@ -9,10 +9,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UnsupportedOperationError } from '../../src/errors/a2a-error.js';
 import { Role, TaskState } from '../../src/model/enums.js';
 import type { Task } from '../../src/model/schema.js';
-import type { RequestContext, TaskEventSink } from '../../src/server/executor.js';
+import type { RequestContext, TaskEventSink } from '../../src/core/executor.js';
 import { createA2AServer } from '../../src/server/http.js';
-import { DefaultRequestHandler, InterruptedWaitExpiredReason } from '../../src/server/request-handler.js';
-import { MemoryTaskStore } from '../../src/server/stores/memory.js';
+import {
+  DefaultRequestHandler,
+  InterruptedWaitExpiredReason,
+} from '../../src/core/handler/request-handler.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory.js';
 import {
   callAs,
   collect,

@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createA2AServer } from '../../src/server/index.js';
-import { TEST_CARD, deferred } from '../support/handler.js';
+import { createA2AServer } from '../../../src/server/index.js';
+import { TEST_CARD, deferred } from '../../support/handler.js';
 
 const CHUNKS = 400;
 const CHUNK = 'c'.repeat(64 * 1024);

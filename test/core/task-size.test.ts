@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createA2AServer, type A2AServer } from '../../src/server/index.js';
-import { MemoryTaskStore } from '../../src/server/stores/memory.js';
-import type { TaskEventSink } from '../../src/server/executor.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory.js';
+import type { TaskEventSink } from '../../src/core/executor.js';
 import { TEST_CARD } from '../support/handler.js';
 
 const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };

@@ -7,11 +7,11 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
-} from '../../src/errors/a2a-error.js';
-import { TaskState } from '../../src/model/enums.js';
-import type { StreamResponse, Task } from '../../src/model/schema.js';
-import type { RequestContext, TaskEventSink } from '../../src/server/executor.js';
-import type { MemoryTaskStore } from '../../src/server/stores/memory.js';
+} from '../../../src/errors/a2a-error.js';
+import { TaskState } from '../../../src/model/enums.js';
+import type { StreamResponse, Task } from '../../../src/model/schema.js';
+import type { RequestContext, TaskEventSink } from '../../../src/core/executor.js';
+import type { MemoryTaskStore } from '../../../src/core/stores/memory.js';
 import {
   callAs,
   collect,
@@ -21,7 +21,7 @@ import {
   eventually,
   testCard,
   userMessage,
-} from '../support/handler.js';
+} from '../../support/handler.js';
 
 const alice = callAs('alice');
 const bob = callAs('bob');

@@ -1,12 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TaskState } from '../../src/model/enums.js';
-import { InProcessEventBus } from '../../src/server/event-bus/in-process.js';
-import type { TaskEvent } from '../../src/server/event-bus/event-bus.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from '../../src/server/stores/memory.js';
-import { TaskVersionConflictError, type StoredTask } from '../../src/server/stores/task-store.js';
-import { TaskManager } from '../../src/server/task-manager.js';
-import { userMessage } from '../support/handler.js';
+import { TaskState } from '../../../src/model/enums.js';
+import { InProcessEventBus } from '../../../src/core/event-bus/in-process.js';
+import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
+import { MemoryPushConfigStore, MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import { TaskVersionConflictError, type StoredTask } from '../../../src/core/stores/task-store.js';
+import { TaskManager } from '../../../src/core/task-manager.js';
+import { userMessage } from '../../support/handler.js';
 
 const scope = { tenant: 't', owner: 'alice' };
 
