@@ -17,8 +17,12 @@ import { yieldIfBusy } from './time-slice.js';
 
 const partValidator = compile(PartSchema);
 
-/** The task needs no change at the end of an execution (already terminal, or waiting for the client). */
-class NothingToFinish extends Error {}
+/**
+ * The task needs no change at the end of an execution (already terminal, or waiting for the
+ * client): thrown out of the update to skip the write. One shared instance, since most
+ * executions end this way and capturing a stack per execution is costly.
+ */
+const NOTHING_TO_FINISH = new Error('nothing to finish');
 
 /** The status message of a task whose execution was stopped by the server's shutdown. */
 const SERVER_STOPPED =
@@ -254,12 +258,12 @@ export class ExecutionSink implements TaskEventSink {
         const change = this.#endChange(current.task, error, threw, serverStopped);
         if (!change) {
           untouched = current;
-          throw new NothingToFinish();
+          throw NOTHING_TO_FINISH;
         }
         return change;
       });
     } catch (finishError) {
-      if (!(finishError instanceof NothingToFinish)) throw finishError;
+      if (finishError !== NOTHING_TO_FINISH) throw finishError;
       if (untouched?.task.status.state === TaskState.AUTH_REQUIRED) {
         await manager.publishExecutionEnded(scope, untouched);
       }
