@@ -181,6 +181,7 @@ describe('createA2AServer: authenticate and interceptors on every binding', () =
   });
 
   test('the principal reaches the agent on the v0.3 paths (JSON-RPC, REST, gRPC)', async () => {
+    intercepted.length = 0;
     const rpc = await fetch(`${url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '0.3', 'x-api-key': 'key-bob' },
@@ -218,6 +219,12 @@ describe('createA2AServer: authenticate and interceptors on every binding', () =
     const res = await grpc.sendMessage(send('hi'));
     assert.ok('task' in res && res.task);
     assert.equal(agentSaw.at(-1), 'bob');
+    // The v0.3 calls run the v1.0 operations, through the interceptors, with their binding.
+    assert.deepEqual(intercepted, [
+      'JSONRPC SendMessage bob',
+      'HTTP+JSON SendMessage alice',
+      'GRPC SendMessage bob',
+    ]);
   });
 
   test('a refused credential: 401 + WWW-Authenticate, gRPC UNAUTHENTICATED, and no task', async () => {
