@@ -14,8 +14,13 @@ export interface Principal {
 /** The principal used when no authenticator is configured. */
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous' });
 
+/** The binding a call arrived on, by its card `protocolBinding` name (v0.3 calls too). */
+export type ProtocolBindingName = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
 /** Per-request facts every operation needs, independent of the binding. */
 export interface ServerCallContext {
+  /** The binding the call arrived on (for logs, traces and metrics; operations do not branch on it). */
+  readonly binding: ProtocolBindingName;
   /** Tenant from the REST path prefix, `params.tenant` or the gRPC `tenant` field; `""` for none. */
   readonly tenant: string;
   /** The authenticated caller. */
@@ -30,9 +35,13 @@ export interface ServerCallContext {
   readonly signal?: AbortSignal;
 }
 
-/** Builds a call context with defaults for anything not given. */
+/**
+ * Builds a call context with defaults for anything not given (`binding` defaults to `JSONRPC`,
+ * for direct handler calls such as tests; every binding sets its own).
+ */
 export function createCallContext(init: Partial<ServerCallContext> = {}): ServerCallContext {
   return {
+    binding: init.binding ?? 'JSONRPC',
     tenant: init.tenant ?? '',
     principal: init.principal ?? ANONYMOUS,
     requestedExtensions: init.requestedExtensions ?? [],

@@ -27,7 +27,9 @@ export {
 } from '../core/handler/request-handler.js';
 export type { DefaultRequestHandlerOptions, RequestHandler } from '../core/handler/request-handler.js';
 export { ANONYMOUS, createCallContext } from '../core/context.js';
-export type { Principal, ServerCallContext } from '../core/context.js';
+export type { Principal, ProtocolBindingName, ServerCallContext } from '../core/context.js';
+export { interceptHandler } from '../core/handler/interceptor.js';
+export type { OperationCall, OperationNext, ServerInterceptor } from '../core/handler/interceptor.js';
 export type {
   AgentExecutor,
   ArtifactChunkOptions,
@@ -49,7 +51,7 @@ export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
 export { GrpcBinding, DEFAULT_MAX_MESSAGE_BYTES } from '../bindings/grpc/server.js';
-export type { GrpcAuthRequest, GrpcBindingOptions } from '../bindings/grpc/server.js';
+export type { GrpcBindingOptions } from '../bindings/grpc/server.js';
 export * from '../errors/index.js';
 export {
   HeaderMap,
@@ -83,6 +85,7 @@ export {
 export type {
   AuthRequest,
   AuthRequestInit,
+  Authenticate,
   GrpcCallView,
   HeaderInit,
   PeerCertificate,

@@ -49,7 +49,9 @@ import {
   streamEventToProto,
   taskToProto,
 } from './proto-json.js';
-import { protocolError, v03CallContext } from './service.js';
+import { protocolError, v03CallContext, type V03BindingOptions } from './service.js';
+import { securityHeadersFor } from '../http/security-headers.js';
+import { authRequestFromGrpc, type GrpcCallView } from '../grpc/auth-request.js';
 import { A2AService } from './gen/a2a/v1/a2a_pb.js';
 
 /** `a2a.v1.A2AService`. */
@@ -78,8 +80,14 @@ const V03_GRPC_CODES: Partial<Record<A2AErrorCode, number>> = {
   PermissionDenied: GrpcStatus.PERMISSION_DENIED,
 };
 
-function v03Status(error: A2AError): { code: number; details: string } {
-  return { code: V03_GRPC_CODES[error.code] ?? GrpcStatus.UNKNOWN, details: error.message };
+function v03Status(error: A2AError): { code: number; details: string; metadata?: Metadata } {
+  const status = { code: V03_GRPC_CODES[error.code] ?? GrpcStatus.UNKNOWN, details: error.message };
+  const headers = Object.entries(securityHeadersFor(error));
+  if (headers.length === 0) return status;
+  // WWW-Authenticate and Retry-After travel as trailing metadata, as on lf.a2a.v1.
+  const metadata = new Metadata();
+  for (const [key, value] of headers) metadata.set(key, value);
+  return { ...status, metadata };
 }
 
 /** `tasks/{id}` → id; `InvalidParams` naming `field` otherwise. */
@@ -108,10 +116,12 @@ function configNameOf(name: unknown): { taskId: string; id: string } {
   return { taskId: m[1] as string, id: m[2] as string };
 }
 
-/** grpc-js metadata as the bindings' request view (headers only). */
-function metadataRequest(metadata: Metadata, signal: AbortSignal | undefined): HttpRequest {
+/** A grpc-js call as the bindings' request view (metadata as headers, no body). */
+function metadataRequest(call: GrpcCallView, signal: AbortSignal | undefined): HttpRequest {
+  const metadata = call.metadata;
   const values = (name: string): string[] => metadata.get(name).map(String);
   return {
+    authRequest: () => authRequestFromGrpc(call),
     method: 'POST',
     path: '',
     query: '',
@@ -134,10 +144,13 @@ export class V03GrpcService {
   private readonly ops: V03Operations;
   private readonly rpcs: V03Rpc[];
 
+  private readonly onError: ((error: unknown) => void) | undefined;
+
   constructor(
     private readonly handler: RequestHandler,
-    private readonly onError?: (error: unknown) => void,
+    private readonly options: Pick<V03BindingOptions, 'onError' | 'authenticate'> = {},
   ) {
+    this.onError = options.onError;
     this.ops = new V03Operations(handler);
     this.rpcs = A2AService.methods.map((m) => ({
       name: m.name,
@@ -201,10 +214,12 @@ export class V03GrpcService {
   ): Promise<void> {
     try {
       const body = this.body(rpc, call.request);
-      const { ctx, extensionsHeader } = v03CallContext(
+      const { ctx, extensionsHeader } = await v03CallContext(
         this.handler,
-        metadataRequest(call.metadata, undefined),
+        metadataRequest(call, undefined),
         false,
+        'GRPC',
+        this.options.authenticate,
       );
       const result = await this.unary(rpc.name, body, ctx);
       const md = this.responseMetadata(ctx, extensionsHeader);
@@ -289,10 +304,12 @@ export class V03GrpcService {
     call.once('cancelled', stop);
     try {
       const body = this.body(rpc, call.request);
-      const { ctx, extensionsHeader } = v03CallContext(
+      const { ctx, extensionsHeader } = await v03CallContext(
         this.handler,
-        metadataRequest(call.metadata, abort.signal),
+        metadataRequest(call, abort.signal),
         true,
+        'GRPC',
+        this.options.authenticate,
       );
       const events =
         rpc.name === 'SendStreamingMessage'

@@ -38,6 +38,7 @@ import {
   parseJsonRpcRequest,
   resultResponse,
 } from '../jsonrpc/wire.js';
+import { securityHeadersFor } from '../http/security-headers.js';
 import { SSE_HEADERS } from '../http/sse.js';
 import { cardToV03 } from './card.js';
 import { isJson, messageToV03, streamEventToV03, taskToV03 } from './content.js';
@@ -133,7 +134,13 @@ export class V03JsonRpcBinding {
         : V03_METHODS[method];
     const request = decodeRequest<unknown>(schemaOf, paramsFromV03(method, json));
     const streaming = method === 'message/stream' || method === 'tasks/resubscribe';
-    const { ctx, extensionsHeader } = v03CallContext(this.handler, req, streaming);
+    const { ctx, extensionsHeader } = await v03CallContext(
+      this.handler,
+      req,
+      streaming,
+      'JSONRPC',
+      this.options.authenticate,
+    );
     const extra = extensionHeaders(ctx, extensionsHeader);
     if (streaming) {
       const events =
@@ -193,7 +200,9 @@ export class V03JsonRpcBinding {
 
   private failure(idJson: string, error: unknown): HttpReply {
     const a2a: A2AError = protocolError(error, this.options.onError);
-    return this.reply(httpStatusOf(a2a), v03ErrorResponse(idJson, a2a));
+    const reply = this.reply(httpStatusOf(a2a), v03ErrorResponse(idJson, a2a));
+    Object.assign(reply.headers, securityHeadersFor(a2a));
+    return reply;
   }
 
   private bodyFailure(error: unknown): HttpReply {

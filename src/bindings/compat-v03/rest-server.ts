@@ -33,6 +33,7 @@ import {
 import { LIST_TASKS_QUERY, GET_TASK_QUERY } from '../rest/routes.js';
 import { decodeQuery } from '../rest/wire.js';
 import { SSE_HEADERS } from '../http/sse.js';
+import { securityHeadersFor } from '../http/security-headers.js';
 import { isJson, type Json } from './content.js';
 import { v03RestError } from './errors.js';
 import { FinalMarker, V03Operations, extendedCard, type FinalMarkedEvent } from './operations.js';
@@ -219,7 +220,13 @@ export class V03RestBinding {
       case 'card':
         break;
     }
-    const { ctx, extensionsHeader } = v03CallContext(this.handler, req, streaming);
+    const { ctx, extensionsHeader } = await v03CallContext(
+      this.handler,
+      req,
+      streaming,
+      'HTTP+JSON',
+      this.options.authenticate,
+    );
     const extra = extensionHeaders(ctx, extensionsHeader);
     if (streaming) {
       const events =
@@ -276,6 +283,7 @@ export class V03RestBinding {
 
   private error(error: A2AError, status?: number): HttpReply {
     const reply = v03RestError(error, status);
-    return { status: reply.status, headers: { 'content-type': JSON_TYPE }, body: reply.body };
+    const headers = { 'content-type': JSON_TYPE, ...securityHeadersFor(error) };
+    return { status: reply.status, headers, body: reply.body };
   }
 }

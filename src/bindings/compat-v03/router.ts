@@ -23,6 +23,7 @@ function replay(req: HttpRequest, body: Buffer | Error): HttpRequest {
       if (body instanceof Error) return Promise.reject(body);
       return body.length > limit ? Promise.reject(new BodyTooLargeError(limit)) : Promise.resolve(body);
     },
+    authRequest: () => req.authRequest(),
     ...(req.signal ? { signal: req.signal } : {}),
   };
 }

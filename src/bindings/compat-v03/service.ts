@@ -3,7 +3,7 @@
  * `X-A2A-Extensions` or `A2A-Extensions`), and an SSE source whose error frame can be named.
  */
 import { A2AError, toA2AError } from '../../errors/a2a-error.js';
-import { createCallContext, type ServerCallContext } from '../../core/context.js';
+import { createCallContext, type ProtocolBindingName, type ServerCallContext } from '../../core/context.js';
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import type { HttpRequest, SseSource } from '../http/http-body.js';
 import {
@@ -15,6 +15,7 @@ import {
   versionFromQuery,
 } from '../http/service-params.js';
 import { IterableSseSource } from '../http/sse.js';
+import { principalOf, type Authenticate } from '../auth-request.js';
 
 /** The version v0.3 requests are served with (`ServerCallContext.protocolVersion`). */
 export const V03_VERSION = '0.3';
@@ -25,6 +26,8 @@ export interface V03BindingOptions {
   bodyLimit: number;
   /** Called with failures that are not protocol errors. */
   onError?: (error: unknown) => void;
+  /** Resolves the caller of each request, as on the v1.0 bindings. @default anonymous */
+  authenticate?: Authenticate;
 }
 
 /** The `A2A-Version` a request names (header, else query parameter); `undefined` when none. */
@@ -34,20 +37,26 @@ export function requestedVersion(req: HttpRequest): string | undefined {
 }
 
 /**
- * The call context of a v0.3 request: v0.3 clients send `X-A2A-Extensions` (both names are
- * read; activated extensions are echoed under the one the client used).
+ * The call context of a v0.3 request: the caller from `authenticate` (a refusal rejects with
+ * its A2AError), and the extensions: v0.3 clients send `X-A2A-Extensions` (both names are read;
+ * activated extensions are echoed under the one the client used).
  */
-export function v03CallContext(
+export async function v03CallContext(
   handler: RequestHandler,
   req: HttpRequest,
   streaming: boolean,
-): { ctx: ServerCallContext; extensionsHeader: string } {
+  binding: ProtocolBindingName,
+  authenticate: Authenticate | undefined,
+): Promise<{ ctx: ServerCallContext; extensionsHeader: string }> {
+  const principal = await principalOf(authenticate, () => req.authRequest());
   const current = req.headerValues(EXTENSIONS_HEADER);
   const legacy = req.headerValues(LEGACY_EXTENSIONS_HEADER);
   const requested = parseExtensions([...legacy, ...current]);
   const activated = new Set<string>();
   checkRequiredExtensions(handler.agentCard(), requested, activated);
   const ctx = createCallContext({
+    binding,
+    principal,
     requestedExtensions: requested,
     activatedExtensions: activated,
     protocolVersion: V03_VERSION,

@@ -14,10 +14,9 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { ParseError } from '../../errors/a2a-error.js';
-import type { A2AMethod } from '../../model/operations.js';
 import type { StreamResponse } from '../../model/schema.js';
 import { parseRequest } from '../../errors/validation.js';
-import { ANONYMOUS, type Principal, type ServerCallContext } from '../../core/context.js';
+import type { Principal, ServerCallContext } from '../../core/context.js';
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import { invokeStreaming, invokeUnary } from '../http/http-body.js';
 import {
@@ -28,21 +27,14 @@ import {
   parseExtensions,
   resolveVersion,
 } from '../http/service-params.js';
+import { securityHeadersFor } from '../http/security-headers.js';
+import { principalOf, type Authenticate } from '../auth-request.js';
+import { authRequestFromGrpc } from './auth-request.js';
 import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
 import { encodeFast, toGrpcStatus } from './wire.js';
 
 /** Default largest message accepted or sent: 4 MiB (the gRPC default). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/** What an authenticator sees of a gRPC call. */
-export interface GrpcAuthRequest {
-  /** The A2A method being called. */
-  readonly method: A2AMethod;
-  /** Request metadata, keys lowercase (`authorization`, ...); binary (`-bin`) keys omitted. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The client's address as grpc-js reports it. */
-  readonly peer: string;
-}
 
 /** Options of {@link GrpcBinding}. */
 export interface GrpcBindingOptions {
@@ -59,11 +51,13 @@ export interface GrpcBindingOptions {
     timeoutMs?: number;
   };
   /**
-   * Resolves the caller from metadata (`authorization`, ...). Return undefined for an anonymous
-   * call; throw `UnauthenticatedError` / `PermissionDeniedError` to refuse it.
+   * Resolves the caller from the call's metadata (`authorization`, ...) and TLS certificate, the
+   * same hook as createA2AServer's `authenticate`. Throw `UnauthenticatedError` /
+   * `PermissionDeniedError` to refuse the call (UNAUTHENTICATED / PERMISSION_DENIED, with the
+   * error's `challenges` as `www-authenticate` trailing metadata).
    * @default every call is anonymous
    */
-  authenticate?: (request: GrpcAuthRequest) => Principal | undefined | Promise<Principal | undefined>;
+  authenticate?: Authenticate;
   /**
    * How long {@link GrpcBinding.close} lets running calls finish before cancelling them.
    * @default 2000
@@ -103,12 +97,15 @@ function first(metadata: Metadata, key: string): string | undefined {
   return values.map(String).join(',');
 }
 
-function headersOf(metadata: Metadata): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(metadata.getMap())) {
-    if (typeof value === 'string') out[key] = value;
-  }
-  return out;
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as Partial<PromiseLike<T>>).then === 'function';
+}
+
+/** The status of a failed call, with `www-authenticate` / `retry-after` trailing metadata when they apply. */
+function grpcStatus(err: unknown): ReturnType<typeof toGrpcStatus> {
+  const status = toGrpcStatus(err);
+  for (const [key, value] of Object.entries(securityHeadersFor(err))) status.metadata?.set(key, value);
+  return status;
 }
 
 /**
@@ -207,17 +204,15 @@ export class GrpcBinding {
 
   /** Builds the call context from metadata and the request's `tenant` (spec 10.2). */
   private context(
-    m: GrpcMethod,
-    call: { readonly metadata: Metadata; getPeer(): string },
+    call: ServerUnaryCall<DecodedRequest, Uint8Array> | ServerWritableStream<DecodedRequest, Uint8Array>,
     protocolVersion: string,
     request: unknown,
     signal: AbortSignal | LazyAbort,
   ): ServerCallContext | Promise<ServerCallContext> {
-    const authenticate = this.options.authenticate;
-    if (!authenticate) return this.contextFor(ANONYMOUS, call, protocolVersion, request, signal);
-    return Promise.resolve(
-      authenticate({ method: m.method, headers: headersOf(call.metadata), peer: call.getPeer() }),
-    ).then((principal) => this.contextFor(principal ?? ANONYMOUS, call, protocolVersion, request, signal));
+    const principal = principalOf(this.options.authenticate, () => authRequestFromGrpc(call));
+    // Without a hook the principal is at hand: no promise on the hot path.
+    if (!isPromiseLike(principal)) return this.contextFor(principal, call, protocolVersion, request, signal);
+    return Promise.resolve(principal).then((p) => this.contextFor(p, call, protocolVersion, request, signal));
   }
 
   private contextFor(
@@ -239,6 +234,7 @@ export class GrpcBinding {
     if (signal instanceof LazyAbort) {
       // An own enumerable getter: created on first read, still copied by `{ ...ctx }`.
       return {
+        binding: 'GRPC',
         tenant: tenantId,
         principal,
         requestedExtensions,
@@ -249,7 +245,15 @@ export class GrpcBinding {
         },
       };
     }
-    return { tenant: tenantId, principal, requestedExtensions, activatedExtensions, protocolVersion, signal };
+    return {
+      binding: 'GRPC',
+      tenant: tenantId,
+      principal,
+      requestedExtensions,
+      activatedExtensions,
+      protocolVersion,
+      signal,
+    };
   }
 
   /** The decoded, schema-valid request (validated as in the HTTP bindings), or the INVALID_ARGUMENT error for it. */
@@ -279,7 +283,7 @@ export class GrpcBinding {
       // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
       const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
       const request = this.request(m, call.request);
-      const ctx = await this.context(m, call, version, request, abort);
+      const ctx = await this.context(call, version, request, abort);
       const result = await invokeUnary(this.handler, m.method, request, ctx);
       const bytes = encodeFast(m.output, result);
       const md = this.responseMetadata(ctx);
@@ -288,7 +292,7 @@ export class GrpcBinding {
       callback(null, bytes);
     } catch (err) {
       call.removeListener('cancelled', abort.abort);
-      callback(toGrpcStatus(err));
+      callback(grpcStatus(err));
     }
   }
 
@@ -313,7 +317,7 @@ export class GrpcBinding {
       // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
       const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
       const request = this.request(m, call.request);
-      const ctx = await this.context(m, call, version, request, abort.signal);
+      const ctx = await this.context(call, version, request, abort.signal);
       const iterable = await invokeStreaming(this.handler, m.method, request, ctx);
       iterator = iterable[Symbol.asyncIterator]();
       if (stopped) {
@@ -342,7 +346,7 @@ export class GrpcBinding {
       if (stopped) return;
       stopped = true;
       void iterator?.return?.()?.catch(() => undefined);
-      call.emit('error', toGrpcStatus(err));
+      call.emit('error', grpcStatus(err));
     }
   }
 }

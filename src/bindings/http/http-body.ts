@@ -8,6 +8,7 @@ import { parseRequest } from '../../errors/validation.js';
 import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../../model/schema.js';
 import { createCallContext, type ServerCallContext } from '../../core/context.js';
 import type { RequestHandler } from '../../core/handler/request-handler.js';
+import type { AuthRequest } from '../auth-request.js';
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -30,6 +31,8 @@ export interface HttpRequest {
   readBody(limit: number): Promise<Buffer>;
   /** Aborted when the client goes away. */
   readonly signal?: AbortSignal;
+  /** The request as authentication sees it (built on demand: only an `authenticate` hook reads it). */
+  authRequest(): AuthRequest;
 }
 
 /** One answer: a complete body, or an SSE stream of already framed chunks. */

@@ -27,6 +27,8 @@ import {
   type HttpRequest,
 } from '../http/http-body.js';
 import { checkRequiredExtensions, readHttpServiceParams } from '../http/service-params.js';
+import { securityHeadersFor } from '../http/security-headers.js';
+import { principalOf, type Authenticate } from '../auth-request.js';
 import { IterableSseSource, SSE_HEADERS } from '../http/sse.js';
 import {
   EnvelopeError,
@@ -44,6 +46,8 @@ export interface JsonRpcBindingOptions {
   bodyLimit: number;
   /** Called with failures that are not protocol errors (bugs, store outages). */
   onError?: (error: unknown) => void;
+  /** Resolves the caller of each request; a thrown A2AError is the reply. @default anonymous */
+  authenticate?: Authenticate;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -107,6 +111,8 @@ export class JsonRpcBinding {
   ): Promise<HttpReply> {
     const looksLikeV1 = !isV03MethodName(method) && !hasV03Shape(params);
     const service = readHttpServiceParams(req, looksLikeV1);
+    // First of all: a refused caller learns nothing of the request and creates no task.
+    const principal = await principalOf(this.options.authenticate, () => req.authRequest());
     if (!isA2AMethod(method)) {
       throw new MethodNotFoundError(`Method ${quoteForMessage(method)} not found`);
     }
@@ -120,6 +126,8 @@ export class JsonRpcBinding {
     const streaming = OPERATIONS[method].streaming;
     // The request's signal: a blocking SendMessage stops waiting when the client goes away.
     const ctx = httpCallContext(req, {
+      binding: 'JSONRPC',
+      principal,
       tenant: request.tenant ?? '',
       requestedExtensions: service.requestedExtensions,
       activatedExtensions: activated,
@@ -162,7 +170,9 @@ export class JsonRpcBinding {
 
   private failure(idJson: string, error: unknown): HttpReply {
     const a2a = this.toProtocolError(error);
-    return this.reply(httpStatusOf(a2a), errorResponse(idJson, a2a));
+    const reply = this.reply(httpStatusOf(a2a), errorResponse(idJson, a2a));
+    Object.assign(reply.headers, securityHeadersFor(a2a));
+    return reply;
   }
 
   private bodyFailure(error: unknown): HttpReply {

@@ -26,6 +26,8 @@ import {
   type HttpRequest,
 } from '../http/http-body.js';
 import { checkRequiredExtensions, readHttpServiceParams } from '../http/service-params.js';
+import { securityHeadersFor } from '../http/security-headers.js';
+import { principalOf, type Authenticate } from '../auth-request.js';
 import { IterableSseSource, SSE_HEADERS } from '../http/sse.js';
 import { matchRoute, type RouteMatch } from './routes.js';
 import { decodeQuery, errorEnvelope, responseMediaType } from './wire.js';
@@ -36,6 +38,8 @@ export interface RestBindingOptions {
   bodyLimit: number;
   /** Called with failures that are not protocol errors (bugs, store outages). */
   onError?: (error: unknown) => void;
+  /** Resolves the caller of each request; a thrown A2AError is the reply. @default anonymous */
+  authenticate?: Authenticate;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -110,6 +114,8 @@ export class RestBinding {
   private async dispatch(req: HttpRequest, route: RouteMatch, mediaType: string): Promise<HttpReply> {
     const looksLikeV1 = !(route.tenant === 'v1' && req.header('a2a-version') === undefined);
     const service = readHttpServiceParams(req, looksLikeV1);
+    // First of all: a refused caller learns nothing of the request and creates no task.
+    const principal = await principalOf(this.options.authenticate, () => req.authRequest());
     const params = await this.buildParams(req, route);
     const request = decodeRequest<{ tenant?: string }>(route.method, params);
     const activated = new Set<string>();
@@ -117,6 +123,8 @@ export class RestBinding {
     const streaming = OPERATIONS[route.method].streaming;
     // The request's signal: a blocking SendMessage stops waiting when the client goes away.
     const ctx = httpCallContext(req, {
+      binding: 'HTTP+JSON',
+      principal,
       // The path's tenant, else the body's (as JSON-RPC's params.tenant): the same request
       // lands in the same tenant on every binding.
       tenant: request.tenant ?? '',
@@ -217,6 +225,7 @@ export class RestBinding {
 
   private error(mediaType: string, error: A2AError, status?: number): HttpReply {
     const envelope = errorEnvelope(error, status);
-    return { status: envelope.status, headers: { 'content-type': mediaType }, body: envelope.body };
+    const headers = { 'content-type': mediaType, ...securityHeadersFor(error) };
+    return { status: envelope.status, headers, body: envelope.body };
   }
 }

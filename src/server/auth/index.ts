@@ -8,6 +8,6 @@ export * from './bearer.js';
 export * from './oauth.js';
 export * from './mtls.js';
 export * from './requirements.js';
-export { securityHeadersFor } from './reply-headers.js';
+export { securityHeadersFor } from '../../bindings/http/security-headers.js';
 export { authRequestFromGrpc, type GrpcCallView } from './grpc-request.js';
 export { readTlsConfig, httpsServerOptions, grpcServerCredentials, type TlsConfig } from './tls.js';

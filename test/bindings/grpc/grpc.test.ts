@@ -31,7 +31,7 @@ import {
 } from '../../../src/errors/a2a-error.js';
 import { errorRow, GrpcCode } from '../../../src/errors/table.js';
 import type { SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
-import type { ServerCallContext } from '../../../src/core/context.js';
+import { ANONYMOUS, type ServerCallContext } from '../../../src/core/context.js';
 import {
   AGENT_RAISABLE_ERRORS,
   StreamFailsAfter,
@@ -102,13 +102,13 @@ describe('gRPC binding end to end', () => {
   before(async () => {
     binding = new GrpcBinding(handler, {
       authenticate: ({ headers }) =>
-        headers.authorization === 'Bearer good'
+        headers.get('authorization') === 'Bearer good'
           ? { id: 'alice' }
-          : headers.authorization
+          : headers.has('authorization')
             ? (() => {
                 throw new UnauthenticatedError('bad token');
               })()
-            : undefined,
+            : ANONYMOUS,
     });
     const port = await binding.listen(0);
     target = `127.0.0.1:${port}`;

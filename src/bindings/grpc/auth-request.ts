@@ -1,0 +1,33 @@
+/** The {@link AuthRequest} of a grpc-js server call: metadata as headers, the TLS client certificate. */
+import type { Metadata } from '@grpc/grpc-js';
+import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
+import { createAuthRequest, peerCertificateFromNode, type AuthRequest } from '../auth-request.js';
+
+/** The parts of a grpc-js server call (unary or streaming) that authentication reads. */
+export interface GrpcCallView {
+  readonly metadata: Metadata;
+  getPath(): string;
+  getAuthContext?(): { transportSecurityType?: string; sslPeerCertificate?: NodePeerCertificate };
+}
+
+/**
+ * The request view of a gRPC call. Binary (`-bin`) metadata is skipped. A client certificate
+ * counts as verified: grpc-js only completes the handshake for a chain that verifies when the
+ * server credentials were made with `checkClientCertificate: true`.
+ */
+export function authRequestFromGrpc(call: GrpcCallView, authority = 'grpc'): AuthRequest {
+  const cert = call.getAuthContext?.().sslPeerCertificate;
+  const peer = cert ? peerCertificateFromNode(cert, true) : undefined;
+  let url: URL;
+  try {
+    url = new URL(call.getPath(), `http://${authority}`);
+  } catch {
+    url = new URL('http://grpc/');
+  }
+  return createAuthRequest({
+    method: 'POST',
+    url,
+    headers: call.metadata.toJSON() as Record<string, (string | Buffer)[]>,
+    ...(peer ? { peerCertificate: peer } : {}),
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The fetch adapter: `(Request) => Promise<Response>` for Hono, Bun, Deno and workers. A fetch
+ * `Request` becomes the bindings' {@link HttpRequest}; an SSE reply becomes a streaming body.
+ */
+import type { AuthRequest } from '../../bindings/auth-request.js';
+import { readWebBody, type HttpRequest } from '../../bindings/http/http-body.js';
+import { sseToWebStream } from '../../bindings/http/sse.js';
+import { authRequestFromFetch } from '../auth/request.js';
+import type { InFlight } from '../in-flight.js';
+import { NOT_FOUND_BODY, type A2ARouter } from '../routing.js';
+
+/** A fetch `Request` as the bindings see it. */
+export class WebHttpRequest implements HttpRequest {
+  constructor(
+    private readonly request: Request,
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+  ) {}
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? undefined;
+  }
+
+  headerValues(name: string): string[] {
+    const value = this.request.headers.get(name);
+    return value === null ? [] : [value];
+  }
+
+  readBody(limit: number): Promise<Buffer> {
+    return readWebBody(this.request.body, this.request.headers.get('content-length'), limit);
+  }
+
+  authRequest(): AuthRequest {
+    return authRequestFromFetch(this.request);
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/** Answers one fetch `Request` through `router`; a path it does not serve is a JSON 404. */
+export async function serveFetch(
+  router: A2ARouter,
+  inFlight: InFlight,
+  keepAliveMs: number,
+  request: Request,
+): Promise<Response> {
+  const url = new URL(request.url);
+  const req = new WebHttpRequest(request, request.method, url.pathname, url.search.slice(1));
+  const pending = router.route(req, () => url.origin);
+  if (pending === undefined) {
+    return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
+  }
+  inFlight.begin();
+  try {
+    const reply = await pending;
+    if (reply.stream) {
+      const source = reply.stream;
+      inFlight.addStream(source);
+      const stream = sseToWebStream(
+        {
+          next: async () => {
+            const frame = await source.next();
+            if (frame === undefined) inFlight.deleteStream(source);
+            return frame;
+          },
+          stop: () => {
+            inFlight.deleteStream(source);
+            source.stop();
+          },
+        },
+        { keepAliveMs },
+      );
+      return new Response(stream, { status: reply.status, headers: reply.headers });
+    }
+    const body = reply.body === undefined || reply.status === 204 || reply.status === 304 ? null : reply.body;
+    return new Response(body, { status: reply.status, headers: reply.headers });
+  } finally {
+    inFlight.end();
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The node:http adapter: an IncomingMessage becomes the bindings' {@link HttpRequest}, their
+ * {@link HttpReply} is written to the ServerResponse (one write for a known length, SSE with
+ * backpressure and keep-alives). Also Connect/Express middleware: other paths go to `next()`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthRequest } from '../../bindings/auth-request.js';
+import { readNodeBody, type HttpRequest } from '../../bindings/http/http-body.js';
+import { writeSse } from '../../bindings/http/sse.js';
+import { authRequestFromNode } from '../auth/request.js';
+import type { InFlight } from '../in-flight.js';
+import { NOT_FOUND_BODY, type A2ARouter } from '../routing.js';
+
+/** A node-style request listener that also works as Connect/Express middleware. */
+export type NodeHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+) => void;
+
+/** A node:http request as the bindings see it. */
+export class NodeHttpRequest implements HttpRequest {
+  private controller: AbortController | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+  ) {}
+
+  header(name: string): string | undefined {
+    const value = this.req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
+  headerValues(name: string): string[] {
+    const value = this.req.headers[name];
+    if (value === undefined) return [];
+    return Array.isArray(value) ? value : [value];
+  }
+
+  readBody(limit: number): Promise<Buffer> {
+    return readNodeBody(this.req, limit);
+  }
+
+  authRequest(): AuthRequest {
+    return authRequestFromNode(this.req);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = new AbortController();
+      this.controller = controller;
+      // Created lazily, so the client may be gone already.
+      if (this.res.closed) {
+        if (!this.res.writableFinished) controller.abort();
+      } else {
+        this.res.once('close', () => {
+          if (!this.res.writableFinished) controller.abort();
+        });
+      }
+    }
+    return this.controller.signal;
+  }
+}
+
+/** The request's own base URL from its Host header, when that is a plain host[:port]. */
+export function nodeBaseUrl(req: IncomingMessage): string | undefined {
+  const host = req.headers.host;
+  if (!host || !/^[A-Za-z0-9.\-[\]:]+$/.test(host)) return undefined;
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return `${encrypted ? 'https' : 'http'}://${host}`;
+}
+
+/** Answers one node:http request through `router`; a path it does not serve goes to `next` or 404. */
+export async function serveNode(
+  router: A2ARouter,
+  inFlight: InFlight,
+  keepAliveMs: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+): Promise<void> {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const request = new NodeHttpRequest(req, res, req.method ?? 'GET', path, q < 0 ? '' : url.slice(q + 1));
+  const pending = router.route(request, () => nodeBaseUrl(req));
+  if (pending === undefined) {
+    if (next) return next();
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(NOT_FOUND_BODY);
+    return;
+  }
+  inFlight.begin();
+  try {
+    const reply = await pending;
+    if (reply.stream) {
+      inFlight.addStream(reply.stream);
+      res.writeHead(reply.status, reply.headers);
+      try {
+        await writeSse(res, reply.stream, { keepAliveMs });
+      } finally {
+        inFlight.deleteStream(reply.stream);
+      }
+    } else {
+      const headers = reply.headers;
+      if (inFlight.closing && !res.headersSent) headers.connection = 'close';
+      const body = reply.body;
+      // With the length known up front node sends head and body in one write, unchunked.
+      if (body !== undefined) {
+        headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+      }
+      res.writeHead(reply.status, headers);
+      res.end(body);
+    }
+  } finally {
+    inFlight.end();
+  }
+}
+
+/** The {@link NodeHandler} of a router: failures that escape are reported and answered 500. */
+export function createNodeHandler(
+  router: A2ARouter,
+  inFlight: InFlight,
+  keepAliveMs: number,
+  onError: (error: unknown) => void,
+): NodeHandler {
+  return (req, res, next) => {
+    serveNode(router, inFlight, keepAliveMs, req, res, next).catch((error: unknown) => {
+      onError(error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end();
+    });
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The card source: builds the public card for the base URL the server is reached at (fixed by
+ * `publicUrl` or the listen address, else the request's own), serves it with its validators,
+ * and completes an extended card from the public one.
+ */
+import type { AgentCard } from '../model/schema.js';
+import {
+  buildAgentCard,
+  checkCardConfig,
+  validateAgentCard,
+  type AgentCardConfig,
+  type CardFacts,
+} from './card/build.js';
+import { CardResource } from './card/serve.js';
+import type { ExtendedCardConfig } from './options.js';
+
+/** A host as it goes in a URL or a gRPC target: wildcard addresses become `localhost`, IPv6 is bracketed. */
+export function formatHost(host: string): string {
+  if (host === '' || host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Builds the card for a base URL, serves it, and remembers the last few bases. */
+export class CardSource {
+  private readonly byBase = new Map<string, CardResource>();
+  private fixedBase: string | undefined;
+  private grpcTarget: string | undefined;
+  private current: CardResource;
+  /** The card's Last-Modified: when its content was last (re)built, stable until then. */
+  private modifiedAt = new Date();
+
+  constructor(
+    private readonly config: AgentCardConfig,
+    private readonly facts: Omit<CardFacts, 'baseUrl' | 'grpcTarget'>,
+    publicUrl: string | undefined,
+    grpc: { port: number; host?: string } | undefined,
+  ) {
+    checkCardConfig(config);
+    if (publicUrl !== undefined) {
+      let parsed: URL;
+      try {
+        parsed = new URL(publicUrl);
+      } catch {
+        throw new Error(`publicUrl ${JSON.stringify(publicUrl)} is not an absolute URL`);
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        throw new Error(`publicUrl must be http: or https:, not ${parsed.protocol}`);
+      }
+      this.fixedBase = publicUrl.replace(/\/+$/, '');
+    }
+    if (grpc) {
+      const host = grpc.host ?? (this.fixedBase ? new URL(this.fixedBase).hostname : 'localhost');
+      this.grpcTarget = `${formatHost(host)}:${grpc.port}`;
+    }
+    this.current = this.build(this.fixedBase ?? 'http://localhost');
+  }
+
+  private build(baseUrl: string): CardResource {
+    const card = buildAgentCard(this.config, {
+      ...this.facts,
+      baseUrl,
+      ...(this.grpcTarget ? { grpcTarget: this.grpcTarget } : {}),
+    });
+    validateAgentCard(card);
+    return new CardResource(card, this.modifiedAt);
+  }
+
+  /** Called once listening: the listen URL becomes the base unless publicUrl was given. */
+  listening(url: string, grpcTarget: string | undefined): void {
+    if (grpcTarget) this.grpcTarget = grpcTarget;
+    this.fixedBase ??= url;
+    this.byBase.clear();
+    this.modifiedAt = new Date();
+    this.current = this.build(this.fixedBase);
+  }
+
+  /** The card as served (the handler reads capabilities from it). */
+  card(): AgentCard {
+    return this.current.card;
+  }
+
+  /** The resource to serve for a request whose own base URL is `requestBase` (no fixed base yet). */
+  resourceFor(requestBase: () => string | undefined): CardResource {
+    if (this.fixedBase !== undefined) return this.current;
+    const base = requestBase();
+    if (base === undefined) return this.current;
+    let resource = this.byBase.get(base);
+    if (!resource) {
+      if (this.byBase.size >= 16) this.byBase.clear();
+      resource = this.build(base);
+      this.byBase.set(base, resource);
+    }
+    return resource;
+  }
+}
+
+/** The extended card from its config: interfaces, capabilities and missing modes from the public card. */
+export function completeExtendedCard(config: ExtendedCardConfig, publicCard: AgentCard): AgentCard {
+  const given = config as Partial<AgentCard> & AgentCardConfig;
+  return {
+    name: given.name,
+    description: given.description,
+    supportedInterfaces: publicCard.supportedInterfaces,
+    ...(given.provider ? { provider: given.provider } : {}),
+    version: given.version,
+    ...(given.documentationUrl !== undefined ? { documentationUrl: given.documentationUrl } : {}),
+    capabilities: {
+      ...publicCard.capabilities,
+      ...(given.extensions ? { extensions: given.extensions } : {}),
+    },
+    ...(given.securitySchemes ? { securitySchemes: given.securitySchemes } : {}),
+    ...(given.securityRequirements ? { securityRequirements: given.securityRequirements } : {}),
+    defaultInputModes: given.defaultInputModes ?? publicCard.defaultInputModes,
+    defaultOutputModes: given.defaultOutputModes ?? publicCard.defaultOutputModes,
+    skills: given.skills,
+    ...(given.signatures ? { signatures: given.signatures } : {}),
+    ...(given.iconUrl !== undefined ? { iconUrl: given.iconUrl } : {}),
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The options of `createA2AServer`, each documented where it is declared (its default and
+ * an example), and the pieces derived from them.
+ */
+import type { Authenticate } from '../bindings/auth-request.js';
+import type { AgentCard } from '../model/schema.js';
+import type { ServerCallContext } from '../core/context.js';
+import type { AgentExecutor } from '../core/executor.js';
+import type { DefaultRequestHandlerOptions, RequestHandler } from '../core/handler/request-handler.js';
+import type { ServerInterceptor } from '../core/handler/interceptor.js';
+import type { TaskStore } from '../core/stores/task-store.js';
+import type { AgentCardConfig } from './card/build.js';
+
+/** An extended card: a complete card, or the fields an author writes (the rest is derived). */
+export type ExtendedCardConfig = AgentCard | AgentCardConfig;
+
+/** Options of `createA2AServer`. */
+export interface A2AServerOptions {
+  /**
+   * The agent: an executor, or just its `execute` function.
+   * @example agent: async (ctx, task) => task.complete(`you said ${ctx.text}`)
+   */
+  agent: AgentExecutor | AgentExecutor['execute'];
+  /**
+   * The public card; `supportedInterfaces` and capability flags are derived from these options.
+   * @example card: { name: 'echo', description: 'Echoes', version: '1.0.0', skills: [echoSkill] }
+   */
+  card: AgentCardConfig;
+  /**
+   * The extended card for authenticated callers (GetExtendedAgentCard). Setting it turns on
+   * `capabilities.extendedAgentCard`. Interfaces and capabilities are copied from the public card.
+   * @default undefined (no extended card)
+   * @example extendedCard: (ctx) => ({ ...publicCard, skills: skillsFor(ctx.principal) })
+   */
+  extendedCard?:
+    ExtendedCardConfig | ((ctx: ServerCallContext) => ExtendedCardConfig | Promise<ExtendedCardConfig>);
+  /**
+   * Where tasks live.
+   * @default 'memory'
+   * @example store: new MemoryTaskStore({ maxTasks: 10_000 })
+   */
+  store?: 'memory' | TaskStore;
+  /**
+   * Offer SendStreamingMessage and SubscribeToTask.
+   * @default true
+   * @example streaming: false
+   */
+  streaming?: boolean;
+  /**
+   * Offer push notifications.
+   * @default false
+   * @example pushNotifications: true
+   */
+  pushNotifications?: boolean;
+  /**
+   * Also serve gRPC on this port (0 = any free port); listed on the card as `host:port`.
+   * @default undefined (no gRPC)
+   * @example grpc: { port: 50051, host: '0.0.0.0' }
+   */
+  grpc?: { port: number; host?: string };
+  /**
+   * The URL clients reach this server at, used in the card's interfaces.
+   * @default the listen address, or the request's Host when mounted elsewhere
+   * @example publicUrl: 'https://agents.example.com'
+   */
+  publicUrl?: string;
+  /**
+   * Largest accepted request body in bytes (also the gRPC message limit).
+   * @default 1048576
+   * @example bodyLimit: 4 * 1024 * 1024
+   */
+  bodyLimit?: number;
+  /**
+   * Interval between SSE keep-alive comments, in milliseconds.
+   * @default 20000
+   * @example keepAliveMs: 15_000
+   */
+  keepAliveMs?: number;
+  /**
+   * How long `A2AServer.close` waits for in-flight responses before aborting the agents.
+   * @default 5000
+   * @example closeGraceMs: 30_000
+   */
+  closeGraceMs?: number;
+  /**
+   * Receives failures that are not protocol errors.
+   * @default console.error
+   * @example onError: (error) => logger.error({ err: error }, 'a2a failure')
+   */
+  onError?: (error: unknown) => void;
+  /**
+   * How long a task may wait in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED` for
+   * the client before it is failed; `0` or `Infinity` waits forever. See
+   * `DefaultRequestHandlerOptions.interruptedTimeoutMs`.
+   * @default 3600000 (one hour)
+   * @example interruptedTimeoutMs: 10 * 60_000
+   */
+  interruptedTimeoutMs?: number;
+  /**
+   * Resource bounds and the idempotency window, passed to the DefaultRequestHandler (see
+   * {@link DefaultRequestHandlerOptions} for each one's meaning and default).
+   * @default the DefaultRequestHandler's defaults
+   * @example limits: { maxTaskParts: 1000, idempotencyTtlMs: 60_000 }
+   */
+  limits?: ServerLimits;
+  /**
+   * Resolves the caller of every request, on every binding (JSON-RPC, HTTP+JSON, gRPC, and the
+   * v0.3 paths), before the operation runs; the principal is `ctx.principal`, and tasks are
+   * owned by it (one principal never sees another's tasks). Throw an A2AError to refuse:
+   * `UnauthenticatedError` (HTTP 401 / gRPC UNAUTHENTICATED) or `PermissionDeniedError`
+   * (403 / PERMISSION_DENIED); a `challenges: string[]` on the error (as the authenticators'
+   * `AuthenticationFailedError` has) is sent as `WWW-Authenticate`. No task is created then.
+   * @default every caller is `ANONYMOUS`
+   * @example authenticate: (request) => gate.principalOf(request) // createSecurityGate(...)
+   * @example authenticate: ({ headers }) => {
+   *   const user = users.get(headers.get('x-api-key') ?? '');
+   *   if (!user) throw new UnauthenticatedError('Unknown API key');
+   *   return { id: user.id };
+   * }
+   */
+  authenticate?: Authenticate;
+  /**
+   * Wrap every operation, whatever the binding (logging, metrics, tracing, rate limits): each is
+   * `(next) => (call) => ...`, the first of the list outermost. They run after `authenticate`,
+   * with `call.ctx.principal` and `call.ctx.binding` filled.
+   * @default []
+   * @example interceptors: [(next) => async (call) => {
+   *   console.log(call.ctx.binding, call.method, call.ctx.principal.id);
+   *   return next(call);
+   * }]
+   */
+  interceptors?: readonly ServerInterceptor[];
+  /**
+   * Advanced: build the RequestHandler yourself instead of the DefaultRequestHandler (`agent`,
+   * `store`, `extendedCard`, `interruptedTimeoutMs` and `limits` are then unused). Receives the
+   * public card. `interceptors` still wrap it.
+   * @default a DefaultRequestHandler over `store`
+   * @example handler: (card) => new DefaultRequestHandler({ executor, card, taskStore })
+   */
+  handler?: (card: () => AgentCard) => RequestHandler;
+  /**
+   * Also serve A2A v0.3 clients (requests with `A2A-Version: 0.3`, or without a version and in
+   * v0.3 form), and list the v0.3 interfaces and legacy v0.3 fields on the card. `false` answers
+   * them with VersionNotSupportedError instead.
+   * @default true
+   * @example compatV03: false
+   */
+  compatV03?: boolean;
+}
+
+/** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */
+export type ServerLimits = Pick<DefaultRequestHandlerOptions, (typeof LIMIT_KEYS)[number]>;
+
+const LIMIT_KEYS = [
+  'maxTaskParts',
+  'maxTaskBytes',
+  'idempotencyTtlMs',
+  'maxStreamQueueEvents',
+  'maxStreamQueueBytes',
+] as const;
+
+/** The limits that are set, and only those (so the handler's defaults apply to the rest). */
+export function pickLimits(limits: ServerLimits | undefined): ServerLimits {
+  const picked: Record<string, unknown> = {};
+  for (const key of LIMIT_KEYS) if (limits?.[key] !== undefined) picked[key] = limits[key];
+  return picked as ServerLimits;
+}
