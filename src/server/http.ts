@@ -37,7 +37,8 @@ import {
   type DefaultRequestHandlerOptions,
   type RequestHandler,
 } from '../core/handler/request-handler.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from '../core/stores/memory.js';
+import { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
+import { MemoryTaskStore } from '../core/stores/memory/task-store.js';
 import type { TaskStore } from '../core/stores/task-store.js';
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */

@@ -36,11 +36,8 @@ export type {
   RequestContext,
   TaskEventSink,
 } from '../core/executor.js';
-export {
-  MemoryPushConfigStore,
-  MemoryTaskStore,
-  type MemoryTaskStoreOptions,
-} from '../core/stores/memory.js';
+export { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from '../core/stores/memory/task-store.js';
 export type { TaskStore } from '../core/stores/task-store.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigStore } from '../core/stores/push-config-store.js';

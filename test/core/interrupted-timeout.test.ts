@@ -15,7 +15,7 @@ import {
   DefaultRequestHandler,
   InterruptedWaitExpiredReason,
 } from '../../src/core/handler/request-handler.js';
-import { MemoryTaskStore } from '../../src/core/stores/memory.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory/task-store.js';
 import {
   callAs,
   collect,

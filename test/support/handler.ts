@@ -27,7 +27,8 @@ import {
   DefaultRequestHandler,
   type DefaultRequestHandlerOptions,
 } from '../../src/core/handler/request-handler.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from '../../src/core/stores/memory.js';
+import { MemoryPushConfigStore } from '../../src/core/stores/memory/push-config-store.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory/task-store.js';
 import type { StoredTask, TaskScope } from '../../src/core/stores/task-store.js';
 
 /** A minimal valid card with the given capabilities (streaming on by default). */

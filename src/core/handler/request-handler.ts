@@ -51,7 +51,8 @@ import { messageData, messageText, type AgentExecutor, type RequestContext } fro
 import { checkIdempotencyTtl, messageIdReused, requestFingerprint } from '../idempotency.js';
 import { checkInputModes } from '../input-modes.js';
 import { ListCursorCodec, type CursorBinding } from '../list-cursor.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from '../stores/memory.js';
+import { MemoryPushConfigStore } from '../stores/memory/push-config-store.js';
+import { MemoryTaskStore } from '../stores/memory/task-store.js';
 import type { PushConfigStore } from '../stores/push-config-store.js';
 import type {
   IdempotencyKey,
