@@ -10,7 +10,8 @@ import { Part as PartSchema, type Artifact, type Message, type Part, type Task }
 import { compile } from '../model/validate.js';
 import { checkAgentArtifact, checkAgentMessage, checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
-import { IllegalTaskEventError, statusChange, type TaskChange, type TaskManager } from './task-manager.js';
+import { IllegalTaskEventError, statusChange, type TaskChange } from './task-changes.js';
+import type { TaskManager } from './task-manager.js';
 import { snapshotTask } from './task-snapshot.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
 import { yieldIfBusy } from './time-slice.js';

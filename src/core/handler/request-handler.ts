@@ -62,12 +62,10 @@ import type {
   TaskScope,
   TaskStore,
 } from '../stores/task-store.js';
-import {
-  DEFAULT_INTERRUPTED_TIMEOUT_MS,
-  IllegalTaskEventError,
-  TaskManager,
-  viewTask,
-} from '../task-manager.js';
+import { DEFAULT_INTERRUPTED_TIMEOUT_MS } from '../interrupted-timer.js';
+import { IllegalTaskEventError } from '../task-changes.js';
+import { TaskManager } from '../task-manager.js';
+import { viewTask } from '../task-view.js';
 
 /**
  * What every binding calls. Requests arrive already schema-valid. Errors are thrown as
