@@ -32,11 +32,9 @@ import {
 import { CardResource } from './card/serve.js';
 import type { ServerCallContext } from '../core/context.js';
 import type { AgentExecutor } from '../core/executor.js';
-import {
-  DefaultRequestHandler,
-  type DefaultRequestHandlerOptions,
-  type RequestHandler,
-} from '../core/handler/request-handler.js';
+import { DefaultRequestHandler } from '../core/handler/default-handler.js';
+import type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
+import type { RequestHandler } from '../core/handler/request-handler.js';
 import { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
 import { MemoryTaskStore } from '../core/stores/memory/task-store.js';
 import type { TaskStore } from '../core/stores/task-store.js';

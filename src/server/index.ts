@@ -20,12 +20,10 @@ export {
   WELL_KNOWN_CARD_PATH,
 } from './card/build.js';
 export type { AgentCardConfig, CardFacts } from './card/build.js';
-export {
-  DefaultRequestHandler,
-  InterruptedWaitExpiredReason,
-  TaskCanceledReason,
-} from '../core/handler/request-handler.js';
-export type { DefaultRequestHandlerOptions, RequestHandler } from '../core/handler/request-handler.js';
+export { DefaultRequestHandler } from '../core/handler/default-handler.js';
+export { InterruptedWaitExpiredReason, TaskCanceledReason } from '../core/handler/abort-reasons.js';
+export type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
+export type { RequestHandler } from '../core/handler/request-handler.js';
 export { ANONYMOUS, createCallContext } from '../core/context.js';
 export type { Principal, ServerCallContext } from '../core/context.js';
 export type {
