@@ -4,18 +4,16 @@
  * InvalidAgentResponseError before anything is written.
  */
 import { A2AError, InvalidAgentResponseError, UnavailableError } from '../errors/a2a-error.js';
-import { isTerminalState, Role, TaskState } from '../model/enums.js';
-import { newId } from '../model/ids.js';
-import { Part as PartSchema, type Artifact, type Message, type Part, type Task } from '../model/schema.js';
-import { compile } from '../model/validate.js';
-import { checkAgentArtifact, checkAgentMessage, checkAgentMetadata } from './agent-output.js';
+import { isTerminalState, TaskState } from '../model/enums.js';
+import type { Artifact, Message, Task } from '../model/schema.js';
+import { agentArtifact, agentMessage } from './agent-input.js';
+import { checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
-import { IllegalTaskEventError, statusChange, type TaskChange, type TaskManager } from './task-manager.js';
+import { IllegalTaskEventError, statusChange, type TaskChange } from './task-changes.js';
+import type { TaskManager } from './task-manager.js';
 import { snapshotTask } from './task-snapshot.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
 import { yieldIfBusy } from './time-slice.js';
-
-const partValidator = compile(PartSchema);
 
 /**
  * The task needs no change at the end of an execution (already terminal, or waiting for the
@@ -132,7 +130,7 @@ export class ExecutionSink implements TaskEventSink {
   artifact(artifact: ArtifactInput, options: ArtifactChunkOptions = {}): Promise<void> {
     return this.#enqueue(async () => {
       this.#checkOpen();
-      const built = this.#artifact(artifact);
+      const built = agentArtifact(artifact);
       if (this.#finished?.has(built.artifactId)) {
         throw new InvalidAgentResponseError(
           `artifact ${built.artifactId} already had its last chunk; it cannot be extended`,
@@ -160,7 +158,7 @@ export class ExecutionSink implements TaskEventSink {
       const built =
         artifact === undefined
           ? undefined
-          : this.#artifact(typeof artifact === 'string' ? { text: artifact } : artifact);
+          : agentArtifact(typeof artifact === 'string' ? { text: artifact } : artifact);
       const msg = message === undefined ? undefined : this.#message(message);
       if (this.#phase === 'fresh') {
         await this.#create(TaskState.COMPLETED, msg, built ? [built] : undefined);
@@ -352,55 +350,8 @@ export class ExecutionSink implements TaskEventSink {
   };
 
   #message(input: MessageInput, inTask = true): Message {
-    const message: Message =
-      typeof input === 'string'
-        ? { messageId: newId(), role: Role.AGENT, parts: [{ text: input }] }
-        : { messageId: newId(), role: Role.AGENT, parts: checkParts(input?.parts, 'message') };
-    if (typeof input !== 'string') {
-      if (input.metadata) message.metadata = input.metadata;
-      if (input.extensions) message.extensions = input.extensions;
-    }
-    message.contextId = this.contextId;
-    if (inTask) message.taskId = this.taskId;
-    // A plain string builds a valid message; anything else is checked before it can be stored.
-    return typeof input === 'string' ? message : checkAgentMessage(message, 'message');
+    return agentMessage(input, this.contextId, inTask ? this.taskId : undefined);
   }
-
-  #artifact(input: ArtifactInput): Artifact & { artifactId: string } {
-    if (input === null || typeof input !== 'object') {
-      throw new InvalidAgentResponseError('an artifact must be an object');
-    }
-    let parts: Part[];
-    if (input.parts !== undefined) parts = checkParts(input.parts, 'artifact');
-    else if (input.text !== undefined) parts = [{ text: String(input.text) }];
-    else if (input.data !== undefined) parts = [{ data: input.data }];
-    else throw new InvalidAgentResponseError('an artifact needs parts, text or data');
-    const artifactId = input.artifactId ?? newId();
-    if (typeof artifactId !== 'string' || artifactId.length === 0) {
-      throw new InvalidAgentResponseError('artifactId must be a non-empty string');
-    }
-    const artifact: Artifact & { artifactId: string } = { artifactId, parts };
-    if (input.name !== undefined) artifact.name = input.name;
-    if (input.description !== undefined) artifact.description = input.description;
-    if (input.metadata) artifact.metadata = input.metadata;
-    if (input.extensions) artifact.extensions = input.extensions;
-    checkAgentArtifact(artifact);
-    return artifact;
-  }
-}
-
-function checkParts(parts: unknown, what: string): Part[] {
-  if (!Array.isArray(parts) || parts.length === 0) {
-    throw new InvalidAgentResponseError(`an agent ${what} needs at least one part`);
-  }
-  for (let i = 0; i < parts.length; i++) {
-    if (!partValidator.is(parts[i])) {
-      throw new InvalidAgentResponseError(
-        `${what} part ${i} is not a valid Part (exactly one of text, raw, url, data)`,
-      );
-    }
-  }
-  return parts as Part[];
 }
 
 /** A short, stack-free description of something thrown. */

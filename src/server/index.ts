@@ -20,12 +20,10 @@ export {
   WELL_KNOWN_CARD_PATH,
 } from './card/build.js';
 export type { AgentCardConfig, CardFacts } from './card/build.js';
-export {
-  DefaultRequestHandler,
-  InterruptedWaitExpiredReason,
-  TaskCanceledReason,
-} from '../core/handler/request-handler.js';
-export type { DefaultRequestHandlerOptions, RequestHandler } from '../core/handler/request-handler.js';
+export { DefaultRequestHandler } from '../core/handler/default-handler.js';
+export { InterruptedWaitExpiredReason, TaskCanceledReason } from '../core/handler/abort-reasons.js';
+export type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
+export type { RequestHandler } from '../core/handler/request-handler.js';
 export { ANONYMOUS, createCallContext } from '../core/context.js';
 export type { Principal, ProtocolBindingName, ServerCallContext } from '../core/context.js';
 export { interceptHandler } from '../core/handler/interceptor.js';
@@ -38,11 +36,8 @@ export type {
   RequestContext,
   TaskEventSink,
 } from '../core/executor.js';
-export {
-  MemoryPushConfigStore,
-  MemoryTaskStore,
-  type MemoryTaskStoreOptions,
-} from '../core/stores/memory.js';
+export { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from '../core/stores/memory/task-store.js';
 export type { TaskStore } from '../core/stores/task-store.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigStore } from '../core/stores/push-config-store.js';

@@ -13,7 +13,7 @@ import { Role, TaskState } from '../../src/model/enums.js';
 import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '../../src/model/schema.js';
 import { createCallContext } from '../../src/core/context.js';
 import type { AgentExecutor } from '../../src/core/executor.js';
-import { DefaultRequestHandler } from '../../src/core/handler/request-handler.js';
+import { DefaultRequestHandler } from '../../src/core/handler/default-handler.js';
 
 function fullCard(card: BuiltInCard): AgentCard {
   return {

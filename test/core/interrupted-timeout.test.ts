@@ -11,11 +11,9 @@ import { Role, TaskState } from '../../src/model/enums.js';
 import type { Task } from '../../src/model/schema.js';
 import type { RequestContext, TaskEventSink } from '../../src/core/executor.js';
 import { createA2AServer } from '../../src/server/http.js';
-import {
-  DefaultRequestHandler,
-  InterruptedWaitExpiredReason,
-} from '../../src/core/handler/request-handler.js';
-import { MemoryTaskStore } from '../../src/core/stores/memory.js';
+import { InterruptedWaitExpiredReason } from '../../src/core/handler/abort-reasons.js';
+import { DefaultRequestHandler } from '../../src/core/handler/default-handler.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory/task-store.js';
 import {
   callAs,
   collect,

@@ -17,7 +17,7 @@ import { SendMessageRequestSchema } from '../../src/bindings/grpc/gen/lf/a2a/v1/
 import { SendMessageRequestSchema as V03SendMessageRequestSchema } from '../../src/bindings/compat-v03/gen/a2a/v1/a2a_pb.js';
 import { TaskNotFoundError, UnauthenticatedError } from '../../src/errors/a2a-error.js';
 import type { ProtocolBindingName } from '../../src/core/context.js';
-import { MemoryTaskStore } from '../../src/core/stores/memory.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory/task-store.js';
 import type { StoredTask } from '../../src/core/stores/task-store.js';
 import type { ServerInterceptor } from '../../src/core/handler/interceptor.js';
 import { AuthenticationFailedError, type Authenticate } from '../../src/server/auth/index.js';

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createA2AServer, type A2AServerOptions } from '../../src/server/index.js';
-import { DefaultRequestHandler } from '../../src/core/handler/request-handler.js';
+import { DefaultRequestHandler } from '../../src/core/handler/default-handler.js';
 import type { StreamResponse } from '../../src/model/schema.js';
 import {
   CountingEventBus,

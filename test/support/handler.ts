@@ -23,11 +23,10 @@ import type {
 } from '../../src/core/event-bus/event-bus.js';
 import { InProcessEventBus } from '../../src/core/event-bus/in-process.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../src/core/executor.js';
-import {
-  DefaultRequestHandler,
-  type DefaultRequestHandlerOptions,
-} from '../../src/core/handler/request-handler.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from '../../src/core/stores/memory.js';
+import { DefaultRequestHandler } from '../../src/core/handler/default-handler.js';
+import type { DefaultRequestHandlerOptions } from '../../src/core/handler/options.js';
+import { MemoryPushConfigStore } from '../../src/core/stores/memory/push-config-store.js';
+import { MemoryTaskStore } from '../../src/core/stores/memory/task-store.js';
 import type { StoredTask, TaskScope } from '../../src/core/stores/task-store.js';
 
 /** A minimal valid card with the given capabilities (streaming on by default). */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { GrpcBinding } from '../../../src/bindings/grpc/server.js';
 import { GrpcTransport } from '../../../src/bindings/grpc/client.js';
 import { TaskNotFoundError } from '../../../src/errors/a2a-error.js';
-import { DefaultRequestHandler } from '../../../src/core/handler/request-handler.js';
+import { DefaultRequestHandler } from '../../../src/core/handler/default-handler.js';
 import type { AgentCard, SendMessageRequest, StreamResponse } from '../../../src/model/schema.js';
 
 const card: AgentCard = {

@@ -9,7 +9,7 @@ import { errorRow } from '../../../src/errors/table.js';
 import type { StreamResponse } from '../../../src/model/schema.js';
 import type { ServerCallContext } from '../../../src/core/context.js';
 import { createA2AServer, type A2AServerOptions } from '../../../src/server/http.js';
-import { DefaultRequestHandler } from '../../../src/core/handler/request-handler.js';
+import { DefaultRequestHandler } from '../../../src/core/handler/default-handler.js';
 import {
   AGENT_RAISABLE_ERRORS,
   StreamFailsAfter,

@@ -15,7 +15,7 @@ import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
 import { encodeMessage } from '../../../src/bindings/grpc/wire.js';
 import { createA2AServer } from '../../../src/server/index.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../../src/core/executor.js';
-import { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
 import type { StoredTask, TaskScope } from '../../../src/core/stores/task-store.js';
 import { deferred, eventually, TEST_CARD } from '../../support/handler.js';
 

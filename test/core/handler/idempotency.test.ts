@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createA2AServer, type ServerLimits } from '../../../src/server/index.js';
-import { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
 import type { AgentExecutor } from '../../../src/core/executor.js';
 import { TEST_CARD } from '../../support/handler.js';
 

@@ -11,7 +11,7 @@ import {
 import { TaskState } from '../../../src/model/enums.js';
 import type { StreamResponse, Task } from '../../../src/model/schema.js';
 import type { RequestContext, TaskEventSink } from '../../../src/core/executor.js';
-import type { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import type { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
 import {
   callAs,
   collect,

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryTaskStore } from '../../../src/core/stores/memory.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
 import type { StoredTask, TaskQuery } from '../../../src/core/stores/task-store.js';
 import { TaskState } from '../../../src/model/enums.js';
 

@@ -1,0 +1,203 @@
+/**
+ * SendMessage idempotency: a repeat of a messageId from the same caller within the window
+ * returns the first result (the agent runs once); a repeat with other content is refused.
+ * Sends in progress are known in memory, finished ones through the TaskStore's records.
+ */
+import type { Message, SendMessageRequest } from '../../model/schema.js';
+import { UnavailableError } from '../../errors/a2a-error.js';
+import type { ServerCallContext } from '../context.js';
+import type { ExecutionSink } from '../event-sink.js';
+import { messageIdReused, requestFingerprint } from '../idempotency.js';
+import type { IdempotencyKey, IdempotencyRecord, TaskScope } from '../stores/task-store.js';
+import { scopeOf, type HandlerDependencies } from './dependencies.js';
+
+/** What a SendMessage led to, shared with duplicates of the same messageId. */
+export type SendOutcome =
+  | { readonly kind: 'task'; readonly taskId: string }
+  | { readonly kind: 'message'; readonly message: Message };
+
+/** How a send began: as a duplicate of an earlier one, or by running the agent. */
+export type SendStart =
+  | { readonly kind: 'duplicate'; readonly outcome: Promise<SendOutcome> }
+  | { readonly kind: 'run'; readonly sink: ExecutionSink };
+
+/** Values keyed by tenant, then principal, then one more string (no joined key strings). */
+class CallerMap<V> {
+  readonly #tenants = new Map<string, Map<string, Map<string, V>>>();
+
+  get(tenant: string, principal: string, key: string): V | undefined {
+    return this.#tenants.get(tenant)?.get(principal)?.get(key);
+  }
+
+  set(tenant: string, principal: string, key: string, value: V): void {
+    let principals = this.#tenants.get(tenant);
+    if (!principals) {
+      principals = new Map();
+      this.#tenants.set(tenant, principals);
+    }
+    let values = principals.get(principal);
+    if (!values) {
+      values = new Map();
+      principals.set(principal, values);
+    }
+    values.set(key, value);
+  }
+
+  delete(tenant: string, principal: string, key: string): void {
+    const principals = this.#tenants.get(tenant);
+    const values = principals?.get(principal);
+    if (!principals || !values?.delete(key) || values.size > 0) return;
+    principals.delete(principal);
+    if (principals.size === 0) this.#tenants.delete(tenant);
+  }
+}
+
+/**
+ * A SendMessage in progress, for duplicates of its messageId arriving meanwhile. The promise
+ * they wait on is made only when one arrives (rare), not for every request.
+ */
+class InflightSend {
+  constructor(readonly fingerprint: string) {}
+
+  #state: 'running' | 'resolved' | 'rejected' = 'running';
+  #value: unknown;
+  #promise: Promise<SendOutcome> | undefined;
+  #resolve: ((outcome: SendOutcome) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+
+  /** The outcome of the original request. */
+  outcome(): Promise<SendOutcome> {
+    if (!this.#promise) {
+      if (this.#state === 'resolved') this.#promise = Promise.resolve(this.#value as SendOutcome);
+      else if (this.#state === 'rejected') this.#promise = Promise.reject(this.#value);
+      else {
+        this.#promise = new Promise<SendOutcome>((resolve, reject) => {
+          this.#resolve = resolve;
+          this.#reject = reject;
+        });
+      }
+      this.#promise.catch(noop);
+    }
+    return this.#promise;
+  }
+
+  resolve(outcome: SendOutcome): void {
+    if (this.#state !== 'running') return;
+    this.#state = 'resolved';
+    this.#value = outcome;
+    this.#resolve?.(outcome);
+  }
+
+  reject(error: unknown): void {
+    if (this.#state !== 'running') return;
+    this.#state = 'rejected';
+    this.#value = error;
+    this.#reject?.(error);
+  }
+}
+
+export function noop(): void {}
+
+/** The de-duplication of SendMessage by (tenant, principal, messageId). */
+export class SendDuplicates {
+  /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
+  readonly #inflight = new CallerMap<InflightSend>();
+
+  constructor(
+    private readonly deps: HandlerDependencies,
+    /** The idempotency window (> 0). */
+    private readonly ttlMs: number,
+  ) {}
+
+  /**
+   * Begins a send of task `taskId`: answers a duplicate from the first send's outcome, or
+   * claims the messageId and calls `start` to run the agent.
+   */
+  async begin(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+    taskId: string,
+    start: () => Promise<ExecutionSink>,
+  ): Promise<SendStart> {
+    const store = this.deps.store;
+    const tenant = ctx.tenant;
+    const principal = ctx.principal.id;
+    const messageId = request.message.messageId;
+    const key: IdempotencyKey = { tenant, principal, messageId };
+    const ttlMs = this.ttlMs;
+    const fingerprint = requestFingerprint(request);
+    const running = this.#inflight.get(tenant, principal, messageId);
+    if (running) {
+      if (running.fingerprint !== fingerprint) throw messageIdReused(messageId);
+      return duplicate(running.outcome());
+    }
+
+    const inflight = new InflightSend(fingerprint);
+    this.#inflight.set(tenant, principal, messageId, inflight);
+    let claimed = false;
+    try {
+      const createdAtMs = Date.now();
+      const facts = { fingerprint, createdAtMs };
+      const previous = await store.claimIdempotencyKey(key, { status: 'pending', taskId, ...facts });
+      if (previous && previous.createdAtMs !== undefined && previous.createdAtMs + ttlMs <= createdAtMs) {
+        // Outside the window: the messageId is free again.
+        await store.setIdempotencyRecord(key, { status: 'pending', taskId, ...facts });
+      } else if (previous) {
+        this.#inflight.delete(tenant, principal, messageId);
+        if (previous.fingerprint !== undefined && previous.fingerprint !== fingerprint) {
+          inflight.reject(messageIdReused(messageId));
+          throw messageIdReused(messageId);
+        }
+        inflight.resolve(await this.#outcomeOf(previous, scopeOf(ctx)));
+        return duplicate(inflight.outcome());
+      }
+      claimed = true;
+      const sink = await start();
+      sink.outcome.then(
+        (outcome) => {
+          const result: SendOutcome =
+            outcome.kind === 'message'
+              ? { kind: 'message', message: outcome.message }
+              : { kind: 'task', taskId: outcome.record.task.id };
+          inflight.resolve(result);
+          const release = (): void => this.#inflight.delete(tenant, principal, messageId);
+          store
+            .setIdempotencyRecord(
+              key,
+              result.kind === 'message'
+                ? { status: 'message', message: result.message, ...facts }
+                : { status: 'task', taskId, ...facts },
+            )
+            .then(release, release);
+        },
+        (error: unknown) => {
+          inflight.reject(error);
+          this.#inflight.delete(tenant, principal, messageId);
+          void store.setIdempotencyRecord(key, undefined);
+        },
+      );
+      return { kind: 'run', sink };
+    } catch (error) {
+      inflight.reject(error);
+      this.#inflight.delete(tenant, principal, messageId);
+      if (claimed) await store.setIdempotencyRecord(key, undefined);
+      throw error;
+    }
+  }
+
+  /** The outcome recorded for a repeated messageId (from the store). */
+  async #outcomeOf(record: IdempotencyRecord, scope: TaskScope): Promise<SendOutcome> {
+    if (record.status === 'message') return { kind: 'message', message: record.message };
+    if (record.status === 'task') return { kind: 'task', taskId: record.taskId };
+    // Pending elsewhere (another replica): the task exists once the agent emitted anything.
+    const task = await this.deps.manager.get(scope, record.taskId);
+    if (task) return { kind: 'task', taskId: record.taskId };
+    throw new UnavailableError('a message with this messageId is still being processed; retry later');
+  }
+}
+
+/** Waits for the original's first event, so its errors are this request's errors too. */
+async function duplicate(outcome: Promise<SendOutcome>): Promise<SendStart> {
+  await outcome;
+  return { kind: 'duplicate', outcome };
+}

@@ -1,0 +1,136 @@
+/**
+ * SendMessage and SendStreamingMessage: validate the send, de-duplicate it, start the agent;
+ * then wait for the task to settle (blocking), or stream its changes.
+ */
+import { Role } from '../../model/enums.js';
+import { newId } from '../../model/ids.js';
+import type { SendMessageRequest, SendMessageResponse, StreamResponse } from '../../model/schema.js';
+import type { ServerCallContext } from '../context.js';
+import type { TaskEventStream } from '../event-bus/task-stream.js';
+import { checkInputModes } from '../input-modes.js';
+import { viewTask } from '../task-view.js';
+import { scopeOf, type HandlerDependencies } from './dependencies.js';
+import type { Executions } from './executions.js';
+import {
+  checkHistoryLength,
+  invalidParam,
+  notFound,
+  requirePush,
+  requireStreaming,
+  shuttingDown,
+} from './refusals.js';
+import { SendDuplicates, type SendStart } from './send-duplicates.js';
+import { startSend } from './send-start.js';
+import { isSettled, type Settlements } from './settlement.js';
+import type { OpenStreams } from './streams.js';
+
+export class SendOperations {
+  /** Undefined when de-duplication is off (`idempotencyTtlMs: 0`). */
+  readonly #duplicates: SendDuplicates | undefined;
+
+  constructor(
+    private readonly deps: HandlerDependencies,
+    private readonly executions: Executions,
+    private readonly streams: OpenStreams,
+    private readonly settlements: Settlements,
+    idempotencyTtlMs: number,
+  ) {
+    this.#duplicates = idempotencyTtlMs === 0 ? undefined : new SendDuplicates(deps, idempotencyTtlMs);
+  }
+
+  async sendMessage(request: SendMessageRequest, ctx: ServerCallContext): Promise<SendMessageResponse> {
+    const start = await this.#begin(request, ctx);
+    const returnImmediately = request.configuration?.returnImmediately === true;
+    const historyLength = request.configuration?.historyLength;
+    const scope = scopeOf(ctx);
+    let taskId: string;
+    if (start.kind === 'duplicate') {
+      const outcome = await start.outcome;
+      if (outcome.kind === 'message') return { message: outcome.message };
+      taskId = outcome.taskId;
+    } else {
+      const outcome = await start.sink.outcome;
+      if (outcome.kind === 'message') return { message: outcome.message };
+      const record = outcome.record;
+      taskId = record.task.id;
+      if (returnImmediately || isSettled(record.task.status.state)) {
+        return { task: viewTask(record.task, historyLength) };
+      }
+    }
+    const record = returnImmediately
+      ? await this.deps.manager.get(scope, taskId)
+      : await this.settlements.wait(scope, taskId, ctx);
+    if (!record) throw notFound(taskId);
+    return { task: viewTask(record.task, historyLength) };
+  }
+
+  async sendStreamingMessage(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
+    requireStreaming(this.deps.card());
+    const historyLength = request.configuration?.historyLength;
+    const stream = this.streams.open(ctx, historyLength);
+    try {
+      // Subscribed before the agent runs, so no event is missed; events already in the
+      // snapshot are skipped by version.
+      const start = await this.#begin(request, ctx, stream);
+      if (start.kind === 'duplicate') {
+        const outcome = await start.outcome;
+        if (outcome.kind === 'message') {
+          stream.startWithMessage(outcome.message);
+          return stream;
+        }
+        await this.streams.attach(stream, scopeOf(ctx), outcome.taskId, true);
+        return stream;
+      }
+      // Handed to the binding before the agent's first event, so the response starts at once.
+      // The first event follows as soon as the task exists (at once for a follow-up) or the
+      // agent replied; an error the agent raises before any event is the stream's error (G5).
+      start.sink.outcome.then(
+        (outcome) => {
+          if (outcome.kind === 'message') stream.startWithMessage(outcome.message);
+          else stream.start(outcome.record.task, outcome.record.version, true);
+        },
+        (error: unknown) => stream.fail(error),
+      );
+      return stream;
+    } catch (error) {
+      stream.return();
+      throw error;
+    }
+  }
+
+  /**
+   * Validates a send, handles duplicates, records the client message and starts the agent.
+   * When `stream` is given it is subscribed to the task's topic before the agent runs.
+   */
+  async #begin(
+    request: SendMessageRequest,
+    ctx: ServerCallContext,
+    stream?: TaskEventStream,
+  ): Promise<SendStart> {
+    const deps = this.deps;
+    if (deps.closed) throw shuttingDown();
+    const message = request.message;
+    if (message.role !== Role.USER) {
+      throw invalidParam(
+        'message.role',
+        'must be ROLE_USER: a client sends user messages (ROLE_AGENT is for what the agent says)',
+      );
+    }
+    const configuration = request.configuration;
+    const card = deps.card();
+    if (configuration?.taskPushNotificationConfig) requirePush(card);
+    checkHistoryLength(configuration?.historyLength, 'configuration.historyLength');
+    checkInputModes(card, message);
+    const taskId = message.taskId ? message.taskId : newId();
+    const duplicates = this.#duplicates;
+    if (!duplicates) {
+      return { kind: 'run', sink: await startSend(deps, this.executions, request, ctx, taskId, stream) };
+    }
+    return duplicates.begin(request, ctx, taskId, () =>
+      startSend(deps, this.executions, request, ctx, taskId, stream),
+    );
+  }
+}

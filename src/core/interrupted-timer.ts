@@ -1,0 +1,135 @@
+/**
+ * Timing the tasks that wait for the client (`TASK_STATE_INPUT_REQUIRED`,
+ * `TASK_STATE_AUTH_REQUIRED`): one timer for all of them, and the status message of a task
+ * failed for waiting too long.
+ */
+import { Role, TaskState } from '../model/enums.js';
+import { newId } from '../model/ids.js';
+import type { Message, Task } from '../model/schema.js';
+import type { InterruptedTaskRef, StoredTask } from './stores/task-store.js';
+
+/** How long an interrupted task waits for the client by default: one hour. */
+export const DEFAULT_INTERRUPTED_TIMEOUT_MS = 60 * 60 * 1000;
+
+/** The longest delay setTimeout accepts (about 24.8 days); longer waits take several timers in turn. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * The interrupted tasks of this process in the order their waits end, with a single unref'd
+ * timer for the first. The timeout is the same for every task, so the order in which tasks
+ * entered their interrupted state (Map insertion order, re-arming moves a task to the end) is
+ * the order of their deadlines: arming and disarming are O(1) and thousands of waiting tasks
+ * cost one timer. Deadlines come from the stored `statusTimeMs`, so tasks found in the store
+ * at start (interrupted before a restart) are timed exactly like the ones written here.
+ * Entries are hints: the expiry re-reads the task and changes it only when its wait is over.
+ */
+export class InterruptedTaskTimer {
+  /** Waiting tasks by `tenant NUL taskId`, oldest status first. */
+  #waiting = new Map<string, InterruptedTaskRef>();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly expire: (ref: InterruptedTaskRef) => void,
+  ) {}
+
+  /** Starts (or restarts, after a new interrupted status) the wait of a task. */
+  arm(ref: InterruptedTaskRef): void {
+    if (this.#closed) return;
+    const key = waitKey(ref.tenant, ref.taskId);
+    this.#waiting.delete(key);
+    this.#waiting.set(key, ref);
+    // A timer already set is due no later than this entry's deadline (it was armed for an
+    // older one): nothing to change.
+    if (!this.#timer) this.#schedule();
+  }
+
+  /** Ends the wait of a task that left its interrupted state. */
+  disarm(tenant: string, taskId: string): void {
+    // The timer is left as it is: if it was set for this task it fires, finds nothing due
+    // and is set again for the next one. Cheaper than clearing it on every resume.
+    this.#waiting.delete(waitKey(tenant, taskId));
+  }
+
+  /** Adds tasks found waiting in the store at start; the ones armed since then win. */
+  recover(refs: readonly InterruptedTaskRef[]): void {
+    if (this.#closed || refs.length === 0) return;
+    const merged: InterruptedTaskRef[] = [];
+    for (const ref of refs) if (!this.#waiting.has(waitKey(ref.tenant, ref.taskId))) merged.push(ref);
+    merged.push(...this.#waiting.values());
+    merged.sort((a, b) => a.statusTimeMs - b.statusTimeMs);
+    this.#waiting = new Map(merged.map((ref) => [waitKey(ref.tenant, ref.taskId), ref]));
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#schedule();
+  }
+
+  /** Stops timing: clears the timer and forgets every task. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#waiting.clear();
+  }
+
+  #schedule(): void {
+    const first = this.#waiting.values().next();
+    if (first.done) return;
+    const delay = first.value.statusTimeMs + this.timeoutMs - Date.now();
+    this.#timer = setTimeout(this.#fire, Math.min(Math.max(delay, 0), MAX_TIMER_DELAY_MS));
+    this.#timer.unref();
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const now = Date.now();
+    const due: InterruptedTaskRef[] = [];
+    for (const [key, ref] of this.#waiting) {
+      if (ref.statusTimeMs + this.timeoutMs > now) break;
+      this.#waiting.delete(key);
+      due.push(ref);
+    }
+    this.#schedule();
+    for (const ref of due) this.expire(ref);
+  };
+}
+
+function waitKey(tenant: string, taskId: string): string {
+  return `${tenant}\u0000${taskId}`;
+}
+
+/** The timer's entry for a stored task. */
+export function refOf(record: StoredTask): InterruptedTaskRef {
+  return {
+    tenant: record.tenant,
+    owner: record.owner,
+    taskId: record.task.id,
+    statusTimeMs: record.statusTimeMs,
+  };
+}
+
+/** The agent status message of a task failed for waiting too long. */
+export function waitExpiredMessage(task: Task, timeoutMs: number): Message {
+  const state = task.status.state === TaskState.AUTH_REQUIRED ? 'authorization' : 'input';
+  return {
+    messageId: newId(),
+    role: Role.AGENT,
+    parts: [
+      {
+        text: `The task waited for ${state} (${task.status.state}) longer than this server allows (${formatDuration(timeoutMs)}) and was ended. Send a new message without taskId to start again.`,
+      },
+    ],
+    taskId: task.id,
+    contextId: task.contextId ?? '',
+  };
+}
+
+/** `3600000` → `1 h`, `90000` → `90 s`, `50` → `50 ms`. */
+function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}

@@ -1,0 +1,56 @@
+/** The push notification configs in process memory. */
+import type { TaskPushNotificationConfig } from '../../../model/schema.js';
+import type { PushConfigPage, PushConfigStore } from '../push-config-store.js';
+import type { TaskScope } from '../task-store.js';
+
+/** A {@link PushConfigStore} in process memory. */
+export class MemoryPushConfigStore implements PushConfigStore {
+  /** Configs by scope + task id, then by config id. */
+  readonly #byTask = new Map<string, Map<string, TaskPushNotificationConfig>>();
+
+  #key(scope: TaskScope, taskId: string): string {
+    return `${scope.tenant}\u0000${scope.owner}\u0000${taskId}`;
+  }
+
+  put(
+    scope: TaskScope,
+    config: TaskPushNotificationConfig & { id: string; taskId: string },
+  ): Promise<TaskPushNotificationConfig> {
+    const key = this.#key(scope, config.taskId);
+    let configs = this.#byTask.get(key);
+    if (!configs) {
+      configs = new Map();
+      this.#byTask.set(key, configs);
+    }
+    const stored = structuredClone(config);
+    configs.set(config.id, stored);
+    return Promise.resolve(structuredClone(stored));
+  }
+
+  get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+    const config = this.#byTask.get(this.#key(scope, taskId))?.get(id);
+    return Promise.resolve(config ? structuredClone(config) : undefined);
+  }
+
+  list(scope: TaskScope, taskId: string, limit: number, afterId?: string): Promise<PushConfigPage> {
+    const configs = this.#byTask.get(this.#key(scope, taskId));
+    if (!configs) return Promise.resolve({ configs: [], nextAfterId: undefined });
+    const ids = [...configs.keys()].sort();
+    const from = afterId === undefined ? 0 : ids.findIndex((id) => id > afterId);
+    const selected = from < 0 ? [] : ids.slice(from, from + limit);
+    const more = from >= 0 && from + limit < ids.length;
+    return Promise.resolve({
+      configs: selected.map((id) => structuredClone(configs.get(id)!)),
+      nextAfterId: more ? selected[selected.length - 1] : undefined,
+    });
+  }
+
+  delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
+    return Promise.resolve(this.#byTask.get(this.#key(scope, taskId))?.delete(id) ?? false);
+  }
+
+  deleteAll(scope: TaskScope, taskId: string): Promise<void> {
+    this.#byTask.delete(this.#key(scope, taskId));
+    return Promise.resolve();
+  }
+}
