@@ -7,7 +7,7 @@ import type { AgentCard, AgentInterface } from '../model/schema.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
 import type { Transport } from '../bindings/transport.js';
 import { A2ANoCompatibleInterfaceError } from '../errors/client-errors.js';
-import { InterceptedTransport } from './interceptor.js';
+import { interceptTransport } from './interceptor.js';
 import { grpcCallDefaults, tenantInterceptor } from './interface-interceptors.js';
 import { JsonRpcTransport } from '../bindings/jsonrpc/client.js';
 import { RestTransport } from '../bindings/rest/client.js';
@@ -90,7 +90,7 @@ export function selectInterface(
 export type TransportFactoryOptions = HttpTransportOptions & { grpc?: Record<string, unknown> };
 
 /**
- * Creates the transport for `iface`, wrapped ({@link InterceptedTransport}) so every request
+ * Creates the transport for `iface`, wrapped ({@link interceptTransport}) so every request
  * carries the interface's tenant; on gRPC also with {@link grpcCallDefaults}.
  */
 export async function createTransport(
@@ -119,12 +119,12 @@ export async function createTransport(
         : {}),
       ...options.grpc,
     });
-    return new InterceptedTransport(grpc, [
+    return interceptTransport(grpc, [
       tenantInterceptor(iface.tenant || undefined),
       grpcCallDefaults(options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS),
     ]);
   } else throw new A2ANoCompatibleInterfaceError(`unsupported binding ${iface.protocolBinding}`);
-  return new InterceptedTransport(inner, [tenantInterceptor(iface.tenant || undefined)]);
+  return interceptTransport(inner, [tenantInterceptor(iface.tenant || undefined)]);
 }
 
 /** `grpc://host:port`, `http://host:port/` or `host:port` → `host:port`. */

@@ -16,9 +16,11 @@ export {
   type WaitOptions,
 } from './client.js';
 export {
-  InterceptedTransport,
   applyInterceptors,
+  interceptTransport,
   isCallOf,
+  isInterceptedTransport,
+  type InterceptedTransport,
   type ClientCall,
   type ClientInterceptor,
   type ClientNext,

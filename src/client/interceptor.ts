@@ -5,9 +5,10 @@
  * caller's interceptors run innermost, once per attempt, with the credentials already set.
  */
 import type { A2AMethod, OperationInfo } from '../model/operations.js';
-import { OPERATIONS } from '../model/operations.js';
+import { A2A_METHODS, OPERATIONS } from '../model/operations.js';
 import {
   callTransport,
+  transportMethodOf,
   type CallOptions,
   type RequestOf,
   type ResponseOf,
@@ -133,52 +134,49 @@ export async function openStream<M extends A2AMethod>(
   return (await reply) as unknown as AsyncIterable<StreamResponse>;
 }
 
-/** Every operation wrapped with `interceptors` on top of `inner`: a Transport again. */
-export class InterceptedTransport implements Transport {
-  readonly binding: string;
-  private readonly run: ClientNext;
-  constructor(
-    readonly inner: Transport,
-    interceptors: readonly ClientInterceptor[],
-  ) {
-    this.binding = inner.binding;
-    this.run = applyInterceptors(interceptors);
+/** A transport whose every operation runs through interceptors (see {@link interceptTransport}). */
+export interface InterceptedTransport extends Transport {
+  /** The transport the interceptors wrap. */
+  readonly inner: Transport;
+}
+
+const intercepted = new WeakSet<Transport>();
+
+/** True when `transport` was made by {@link interceptTransport}. */
+export function isInterceptedTransport(transport: Transport): transport is InterceptedTransport {
+  return intercepted.has(transport);
+}
+
+/**
+ * `inner` with `interceptors` around each of its operations, the first outermost: a Transport
+ * again, built from the operation table (streams stay lazy: nothing is sent before the first
+ * read).
+ */
+export function interceptTransport(
+  inner: Transport,
+  interceptors: readonly ClientInterceptor[],
+): InterceptedTransport {
+  const run = applyInterceptors(interceptors);
+  const transport: Record<string, unknown> = {
+    binding: inner.binding,
+    inner,
+    close: () => inner.close(),
+  };
+  for (const method of A2A_METHODS) {
+    transport[transportMethodOf(method)] = OPERATIONS[method].streaming
+      ? (request: RequestOf<typeof method>, options?: CallOptions) =>
+          lazyEvents(run, newCall(method, request, inner, options))
+      : (request: RequestOf<typeof method>, options?: CallOptions) =>
+          run(newCall(method, request, inner, options));
   }
-  private unary<M extends A2AMethod>(method: M) {
-    return (request: RequestOf<M>, options?: CallOptions): Promise<ResponseOf<M>> =>
-      this.run(newCall(method, request, this.inner, options));
-  }
-  private stream<M extends 'SendStreamingMessage' | 'SubscribeToTask'>(method: M) {
-    return (request: RequestOf<M>, options?: CallOptions) => this.events(method, request, options);
-  }
-  // An async generator: lazy like the transports, nothing is sent before the first read.
-  private async *events<M extends 'SendStreamingMessage' | 'SubscribeToTask'>(
-    method: M,
-    request: RequestOf<M>,
-    options?: CallOptions,
-  ): AsyncGenerator<StreamResponse, void, undefined> {
-    yield* await this.run(newCall(method, request, this.inner, options));
-  }
-  sendMessage: Transport['sendMessage'] = this.unary('SendMessage');
-  sendStreamingMessage: Transport['sendStreamingMessage'] = this.stream('SendStreamingMessage');
-  getTask: Transport['getTask'] = this.unary('GetTask');
-  listTasks: Transport['listTasks'] = this.unary('ListTasks');
-  cancelTask: Transport['cancelTask'] = this.unary('CancelTask');
-  subscribeToTask: Transport['subscribeToTask'] = this.stream('SubscribeToTask');
-  createTaskPushNotificationConfig: Transport['createTaskPushNotificationConfig'] = this.unary(
-    'CreateTaskPushNotificationConfig',
-  );
-  getTaskPushNotificationConfig: Transport['getTaskPushNotificationConfig'] = this.unary(
-    'GetTaskPushNotificationConfig',
-  );
-  listTaskPushNotificationConfigs: Transport['listTaskPushNotificationConfigs'] = this.unary(
-    'ListTaskPushNotificationConfigs',
-  );
-  deleteTaskPushNotificationConfig: Transport['deleteTaskPushNotificationConfig'] = this.unary(
-    'DeleteTaskPushNotificationConfig',
-  );
-  getExtendedAgentCard: Transport['getExtendedAgentCard'] = this.unary('GetExtendedAgentCard');
-  close(): Promise<void> {
-    return this.inner.close();
-  }
+  const result = transport as unknown as InterceptedTransport;
+  intercepted.add(result);
+  return result;
+}
+
+async function* lazyEvents(
+  run: ClientNext,
+  call: ClientCall,
+): AsyncGenerator<StreamResponse, void, undefined> {
+  yield* await openStream(run(call));
 }

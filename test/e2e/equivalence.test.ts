@@ -15,7 +15,7 @@ import { createA2AServer, type A2AServerOptions } from '../../src/server/http.js
 import { builtInAgents } from '../../src/agents/index.js';
 import { A2AClient, type A2AClientOptions, type StreamEvent } from '../../src/client/client.js';
 import { grpcTarget, type BindingName } from '../../src/client/binding-selection.js';
-import { InterceptedTransport } from '../../src/client/interceptor.js';
+import { isInterceptedTransport } from '../../src/client/interceptor.js';
 import { GrpcTransport } from '../../src/bindings/grpc/client.js';
 import { A2AClientError, A2ATimeoutError } from '../../src/errors/client-errors.js';
 import { A2AError, ExtendedAgentCardNotConfiguredError } from '../../src/errors/index.js';
@@ -161,7 +161,7 @@ async function runOn(binding: BindingName, scenario: Scenario): Promise<Step[]> 
       assert.equal(grpcTarget(grpcIface.url), grpcIface.url);
       // The transport was built from that url: GrpcTransport under the interface's
       // interceptors (tenant, gRPC call defaults).
-      assert.ok(client.transport instanceof InterceptedTransport);
+      assert.ok(isInterceptedTransport(client.transport));
       assert.ok(client.transport.inner instanceof GrpcTransport);
     }
     const ctx: ScenarioContext = {
