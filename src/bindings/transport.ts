@@ -21,6 +21,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../model/schema.js';
+import type { A2AMethod } from '../model/operations.js';
 
 /** Per-call options every transport honours. */
 export interface CallOptions {
@@ -63,4 +64,56 @@ export interface Transport {
   getExtendedAgentCard(request: GetExtendedAgentCardRequest, options?: CallOptions): Promise<AgentCard>;
   /** Releases connections (gRPC channels). */
   close(): Promise<void>;
+}
+
+/** The transport method of an operation: its v1.0 name with a lower-case first letter. */
+export type TransportMethodOf<M extends A2AMethod> = Uncapitalize<M>;
+/** The request type of operation `M`. */
+export type RequestOf<M extends A2AMethod> = Parameters<Transport[TransportMethodOf<M>]>[0];
+/**
+ * The response of each operation: the resolved value, or for the two streaming operations the
+ * iterable of events (checked against {@link Transport} below).
+ */
+export interface OperationResponses {
+  SendMessage: SendMessageResponse;
+  SendStreamingMessage: AsyncIterable<StreamResponse>;
+  GetTask: Task;
+  ListTasks: ListTasksResponse;
+  CancelTask: Task;
+  SubscribeToTask: AsyncIterable<StreamResponse>;
+  CreateTaskPushNotificationConfig: TaskPushNotificationConfig;
+  GetTaskPushNotificationConfig: TaskPushNotificationConfig;
+  ListTaskPushNotificationConfigs: ListTaskPushNotificationConfigsResponse;
+  DeleteTaskPushNotificationConfig: Empty;
+  GetExtendedAgentCard: AgentCard;
+}
+/** The response of operation `M` (see {@link OperationResponses}). */
+export type ResponseOf<M extends A2AMethod> = OperationResponses[M];
+/** The reply of operation `M` on a transport: a promise of its response, or its event iterable. */
+export type TransportReplyOf<M extends A2AMethod> = ReturnType<Transport[TransportMethodOf<M>]>;
+// Compile-time check that the map agrees with the Transport interface.
+type Agrees = {
+  [M in A2AMethod]: Awaited<TransportReplyOf<M>> extends ResponseOf<M>
+    ? ResponseOf<M> extends Awaited<TransportReplyOf<M>>
+      ? true
+      : M
+    : M;
+}[A2AMethod];
+const agrees: Agrees = true;
+void agrees;
+
+/** `SendMessage` → `sendMessage`. */
+export function transportMethodOf<M extends A2AMethod>(method: M): TransportMethodOf<M> {
+  return (method.charAt(0).toLowerCase() + method.slice(1)) as TransportMethodOf<M>;
+}
+
+/** Calls operation `method` on `transport`; streams are returned as their (lazy) iterable. */
+export function callTransport<M extends A2AMethod>(
+  transport: Transport,
+  method: M,
+  request: RequestOf<M>,
+  options?: CallOptions,
+): TransportReplyOf<M> {
+  const fn = transport[transportMethodOf(method)] as (r: unknown, o?: CallOptions) => TransportReplyOf<M>;
+  return fn.call(transport, request, options);
 }

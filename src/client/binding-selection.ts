@@ -5,8 +5,10 @@
  */
 import type { AgentCard, AgentInterface } from '../model/schema.js';
 import { PROTOCOL_VERSION } from '../model/operations.js';
-import type { CallOptions, Transport } from '../bindings/transport.js';
-import { A2ANoCompatibleInterfaceError, A2ATimeoutError } from '../errors/client-errors.js';
+import type { Transport } from '../bindings/transport.js';
+import { A2ANoCompatibleInterfaceError } from '../errors/client-errors.js';
+import { interceptTransport } from './interceptor.js';
+import { grpcCallDefaults, tenantInterceptor } from './interface-interceptors.js';
 import { JsonRpcTransport } from '../bindings/jsonrpc/client.js';
 import { RestTransport } from '../bindings/rest/client.js';
 import type { HttpTransportOptions } from '../bindings/http/client-http.js';
@@ -87,7 +89,10 @@ export function selectInterface(
 /** Options used when creating a transport for an interface. */
 export type TransportFactoryOptions = HttpTransportOptions & { grpc?: Record<string, unknown> };
 
-/** Creates the transport for `iface`, wrapped so every request carries its tenant. */
+/**
+ * Creates the transport for `iface`, wrapped ({@link interceptTransport}) so every request
+ * carries the interface's tenant; on gRPC also with {@link grpcCallDefaults}.
+ */
 export async function createTransport(
   iface: AgentInterface,
   options: TransportFactoryOptions = {},
@@ -114,9 +119,12 @@ export async function createTransport(
         : {}),
       ...options.grpc,
     });
-    inner = new GrpcCallDefaults(grpc, options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+    return interceptTransport(grpc, [
+      tenantInterceptor(iface.tenant || undefined),
+      grpcCallDefaults(options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS),
+    ]);
   } else throw new A2ANoCompatibleInterfaceError(`unsupported binding ${iface.protocolBinding}`);
-  return new TenantTransport(inner, iface.tenant || undefined);
+  return interceptTransport(inner, [tenantInterceptor(iface.tenant || undefined)]);
 }
 
 /** `grpc://host:port`, `http://host:port/` or `host:port` → `host:port`. */
@@ -127,86 +135,3 @@ export function grpcTarget(url: string): string {
 
 /** Per-call time limit when the caller gives none, as on the HTTP bindings. */
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-
-/**
- * Gives gRPC the HTTP transports' call habits: a default deadline on unary calls (a dead peer
- * must not hang a call forever) and a timeout reported as {@link A2ATimeoutError}. Streams keep
- * no deadline: they may rightly last longer than any call timeout.
- */
-export class GrpcCallDefaults implements Transport {
-  readonly binding: string;
-  constructor(
-    readonly inner: Transport,
-    readonly timeoutMs: number,
-  ) {
-    this.binding = inner.binding;
-  }
-  private async unary<R>(call: (options: CallOptions) => Promise<R>, options?: CallOptions): Promise<R> {
-    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-    try {
-      return await call({ ...options, timeoutMs });
-    } catch (error) {
-      if (error instanceof Error && error.name === 'TimeoutError' && !options?.signal?.aborted) {
-        throw new A2ATimeoutError(`no gRPC response within ${timeoutMs} ms`, timeoutMs);
-      }
-      throw error;
-    }
-  }
-  sendMessage: Transport['sendMessage'] = (r, o) => this.unary((x) => this.inner.sendMessage(r, x), o);
-  sendStreamingMessage: Transport['sendStreamingMessage'] = (r, o) => this.inner.sendStreamingMessage(r, o);
-  getTask: Transport['getTask'] = (r, o) => this.unary((x) => this.inner.getTask(r, x), o);
-  listTasks: Transport['listTasks'] = (r, o) => this.unary((x) => this.inner.listTasks(r, x), o);
-  cancelTask: Transport['cancelTask'] = (r, o) => this.unary((x) => this.inner.cancelTask(r, x), o);
-  subscribeToTask: Transport['subscribeToTask'] = (r, o) => this.inner.subscribeToTask(r, o);
-  createTaskPushNotificationConfig: Transport['createTaskPushNotificationConfig'] = (r, o) =>
-    this.unary((x) => this.inner.createTaskPushNotificationConfig(r, x), o);
-  getTaskPushNotificationConfig: Transport['getTaskPushNotificationConfig'] = (r, o) =>
-    this.unary((x) => this.inner.getTaskPushNotificationConfig(r, x), o);
-  listTaskPushNotificationConfigs: Transport['listTaskPushNotificationConfigs'] = (r, o) =>
-    this.unary((x) => this.inner.listTaskPushNotificationConfigs(r, x), o);
-  deleteTaskPushNotificationConfig: Transport['deleteTaskPushNotificationConfig'] = (r, o) =>
-    this.unary((x) => this.inner.deleteTaskPushNotificationConfig(r, x), o);
-  getExtendedAgentCard: Transport['getExtendedAgentCard'] = (r, o) =>
-    this.unary((x) => this.inner.getExtendedAgentCard(r, x), o);
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
-type WithTenant = { tenant?: string };
-
-/** Sets `tenant` on every request to exactly the interface's tenant, or removes it (CLI-CARD-3). */
-export class TenantTransport implements Transport {
-  readonly binding: string;
-  constructor(
-    readonly inner: Transport,
-    readonly tenant: string | undefined,
-  ) {
-    this.binding = inner.binding;
-  }
-  private t<R extends WithTenant>(request: R): R {
-    const { tenant: _old, ...rest } = request;
-    void _old;
-    return (this.tenant ? { ...rest, tenant: this.tenant } : rest) as R;
-  }
-  sendMessage: Transport['sendMessage'] = (r, o?: CallOptions) => this.inner.sendMessage(this.t(r), o);
-  sendStreamingMessage: Transport['sendStreamingMessage'] = (r, o) =>
-    this.inner.sendStreamingMessage(this.t(r), o);
-  getTask: Transport['getTask'] = (r, o) => this.inner.getTask(this.t(r), o);
-  listTasks: Transport['listTasks'] = (r, o) => this.inner.listTasks(this.t(r), o);
-  cancelTask: Transport['cancelTask'] = (r, o) => this.inner.cancelTask(this.t(r), o);
-  subscribeToTask: Transport['subscribeToTask'] = (r, o) => this.inner.subscribeToTask(this.t(r), o);
-  createTaskPushNotificationConfig: Transport['createTaskPushNotificationConfig'] = (r, o) =>
-    this.inner.createTaskPushNotificationConfig(this.t(r), o);
-  getTaskPushNotificationConfig: Transport['getTaskPushNotificationConfig'] = (r, o) =>
-    this.inner.getTaskPushNotificationConfig(this.t(r), o);
-  listTaskPushNotificationConfigs: Transport['listTaskPushNotificationConfigs'] = (r, o) =>
-    this.inner.listTaskPushNotificationConfigs(this.t(r), o);
-  deleteTaskPushNotificationConfig: Transport['deleteTaskPushNotificationConfig'] = (r, o) =>
-    this.inner.deleteTaskPushNotificationConfig(this.t(r), o);
-  getExtendedAgentCard: Transport['getExtendedAgentCard'] = (r, o) =>
-    this.inner.getExtendedAgentCard(this.t(r), o);
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}

@@ -1,313 +1,57 @@
 /**
  * `A2AClient`: one typed API over every binding, with the right habits by default: a fresh
  * messageId per message, `A2A-Version` on every call, `returnImmediately` always explicit,
- * retries only where repeating is safe, and helpers for following long work.
+ * retries only where repeating is safe, and helpers for following long work. Each habit is an
+ * interceptor around the eleven operations (retry, re-authentication, failover, credentials),
+ * followed by the caller's own.
  */
-import { A2AError, createError } from '../errors/index.js';
-import type { TaskState } from '../model/enums.js';
-import { isInterruptedState, isTerminalState, Role } from '../model/enums.js';
-import { newId } from '../model/ids.js';
+import { createError } from '../errors/index.js';
+import { OPERATIONS, type A2AMethod } from '../model/operations.js';
 import type {
   AgentCard,
-  AgentInterface,
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
-  Message,
-  Part,
-  SendMessageConfiguration,
   SendMessageRequest,
-  StreamResponse,
   Task,
-  TaskArtifactUpdateEvent,
   TaskPushNotificationConfig,
-  TaskStatus,
-  TaskStatusUpdateEvent,
 } from '../model/schema.js';
-import type { CallOptions, Transport } from '../bindings/transport.js';
-import { AgentCardResolver, type CardResolverOptions } from './card-resolver.js';
-import {
-  bindingName,
-  createTransport,
-  selectInterface,
-  usableInterfaces,
-  type BindingName,
-  type TransportFactoryOptions,
-} from './binding-selection.js';
+import type { CallOptions, RequestOf, ResponseOf, Transport } from '../bindings/transport.js';
+import { AgentCardResolver } from './card-resolver.js';
+import { createTransport, selectInterface, usableInterfaces } from './binding-selection.js';
 import { bearerAuth, apiKeyAuth, type AuthHandler } from './auth.js';
-import {
-  A2ADeadlineError,
-  A2AInterfacesUnreachableError,
-  A2AInvalidResponseError,
-  A2ATimeoutError,
-  A2ATransportError,
-  type InterfaceFailure,
-} from '../errors/client-errors.js';
+import { credentialsInterceptor, reauthInterceptor } from './auth-interceptor.js';
+import { applyInterceptors, newCall, type ClientInterceptor, type ClientNext } from './interceptor.js';
+import { InterfacePool } from './failover.js';
+import { retryInterceptor } from './retry.js';
+import { transportOptions, type A2AClientOptions, type FollowOptions, type WaitOptions } from './options.js';
+import { buildSendRequest, type SendInput } from './send-builder.js';
+import { toSendResult, toStreamEvent, type SendResult, type StreamEvent } from './stream-events.js';
+import { followEvents, waitForTask } from './follow.js';
 
-/** The reply to SendMessage: a direct Message or a Task. */
-export type SendResult = { kind: 'message'; message: Message } | { kind: 'task'; task: Task };
+// The client's public companions, importable from here as before the split.
+export type { A2AClientOptions, FollowOptions, WaitOptions } from './options.js';
+export type { SendInput } from './send-builder.js';
+export { backoff, isRetryable, type RetryOptions } from './retry.js';
+export { isTransportFailure, isUndelivered } from './failover.js';
+export {
+  statusOf,
+  toStreamEvent,
+  toStreamResponse,
+  type SendResult,
+  type StreamEvent,
+} from './stream-events.js';
 
-/** One stream event, tagged by its StreamResponse member. */
-export type StreamEvent =
-  | { kind: 'task'; task: Task }
-  | { kind: 'message'; message: Message }
-  | { kind: 'statusUpdate'; statusUpdate: TaskStatusUpdateEvent }
-  | { kind: 'artifactUpdate'; artifactUpdate: TaskArtifactUpdateEvent };
-
-/** Hooks run around every call. */
-export interface Interceptor {
-  /** May change the per-call options (headers...) before the call. */
-  before?(call: { method: string; request: unknown; options: CallOptions }): void | Promise<void>;
-  /** Sees the outcome. */
-  after?(call: { method: string; request: unknown; result?: unknown; error?: unknown }): void | Promise<void>;
-}
-
-/** Retry policy for safe operations. */
-export interface RetryOptions {
-  /** Total attempts including the first. @default 3 */
-  attempts?: number;
-  /** @default 200 */
-  baseDelayMs?: number;
-  /** @default 5000 */
-  maxDelayMs?: number;
-}
-
-/** Options of {@link A2AClient.connect}. */
-export interface A2AClientOptions {
-  /** Preferred bindings in order; without it the card's order decides (CLI-CARD-2). */
-  bindings?: BindingName[];
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** Headers sent on every call. */
-  headers?: Record<string, string>;
-  /** Extensions requested on every call (A2A-Extensions). */
-  extensions?: string[];
-  /** Credentials: a handler, or the shorthands `{ bearer }` / `{ apiKey }`. */
-  auth?: AuthHandler | { bearer: string } | { apiKey: string };
-  /** Per-call timeout, ms. @default 60000 */
-  timeoutMs?: number;
-  /** A stream silent this long fails (and the resilient helpers reconnect). @default 60000 */
-  streamIdleTimeoutMs?: number;
-  /** Retries for safe operations; `false` disables them. */
-  retry?: RetryOptions | false;
-  interceptors?: Interceptor[];
-  /** Card discovery options (caching, verify hook...). */
-  card?: CardResolverOptions;
-  /** A resolver to share its cache between clients. */
-  resolver?: AgentCardResolver;
-  /** Options passed to the gRPC transport. */
-  grpc?: Record<string, unknown>;
-  /**
-   * Fall back to the card's other usable interfaces, in selection order, when the one in use
-   * cannot be reached (CLI-CARD-5); the one that answers is kept for later calls. A call moves
-   * to another interface only when its failure proves the request was not delivered (connection
-   * refused, unknown host) or when the operation is safe to repeat (SendMessage with its
-   * unchanged messageId, GetTask, ListTasks, CancelTask, SubscribeToTask...). When every
-   * interface fails, {@link A2AInterfacesUnreachableError} names each one.
-   * Only clients made by {@link A2AClient.connect} know the card's other interfaces.
-   * @default true
-   */
-  failover?: boolean;
-  /**
-   * Also use an agent's A2A v0.3 interfaces (JSON-RPC, REST) when it offers no usable v1.0 one;
-   * v1.0 is always preferred where both are offered. `false` uses v1.0 interfaces only.
-   * @default true
-   */
-  compatV03?: boolean;
-}
-
-/** Input of {@link A2AClient.send} and {@link A2AClient.stream}. */
-export interface SendInput {
-  text?: string;
-  /** A data part (any JSON). */
-  data?: unknown;
-  /** More parts, after the text and data ones. */
-  parts?: Part[];
-  /** Continue this task (after INPUT_REQUIRED, CLI-SEND-8). */
-  taskId?: string;
-  contextId?: string;
-  /** @default a fresh UUID */
-  messageId?: string;
-  /** Answer as soon as the task exists. @default false */
-  returnImmediately?: boolean;
-  historyLength?: number;
-  acceptedOutputModes?: string[];
-  referenceTaskIds?: string[];
-  metadata?: Record<string, unknown>;
-  /** Message-level extension URIs. */
-  extensions?: string[];
-  /** A webhook for this task's updates. */
-  pushNotificationConfig?: TaskPushNotificationConfig;
-  signal?: AbortSignal;
-}
-
-/** Options of {@link A2AClient.waitForTask}. */
-export interface WaitOptions {
-  /** Give up after this many ms, and cancel the remote task. */
-  deadline?: number;
-  signal?: AbortSignal;
-  /** First poll delay. @default 250 */
-  initialDelayMs?: number;
-  /** Cap of the poll delay. @default 5000 */
-  maxDelayMs?: number;
-  /** Cancel the task when the deadline passes. @default true */
-  cancelOnDeadline?: boolean;
-  /** Upper bound on polls. @default 10000 */
-  maxPolls?: number;
-}
-
-/** Options of the resilient stream helpers. */
-export interface FollowOptions {
-  signal?: AbortSignal;
-  /**
-   * Failed reconnection steps in a row (a broken stream, a failed GetTask, a refused
-   * resubscription) before giving up; any event received resets the count. With the default
-   * delays, 5 steps ride out an outage of at least 3 s. @default 5
-   */
-  maxReconnects?: number;
-  /** Delay before the first reconnection step; doubles per failed step. @default 200 */
-  reconnectBaseDelayMs?: number;
-  /** Cap of the reconnection delay. @default 3000 */
-  reconnectMaxDelayMs?: number;
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    }
-    function abort() {
-      clearTimeout(t);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener('abort', abort, { once: true });
-  });
-
-/** Capped exponential backoff with full jitter. */
-export function backoff(attempt: number, baseMs: number, maxMs: number): number {
-  return Math.random() * Math.min(maxMs, baseMs * 2 ** attempt);
-}
-
-/**
- * The wait before reconnection step `attempt` (1-based): capped exponential backoff with
- * "equal jitter" (between half and all of the step's delay), so that a number of steps is
- * also a known minimum of time survived.
- */
-function reconnectDelay(attempt: number, baseMs: number, maxMs: number): number {
-  const step = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
-  return step / 2 + (Math.random() * step) / 2;
-}
-
-/** Failures a follow reconnects after: the network, timeouts, cut streams, UNAVAILABLE. */
-function isTransient(error: unknown): boolean {
-  return (
-    error instanceof A2ATransportError ||
-    error instanceof A2ATimeoutError ||
-    (error instanceof A2AInvalidResponseError && error.reason === 'truncated-stream') ||
-    isRetryable(error)
-  );
-}
-
-/** True for failures worth retrying: refused/reset connections, 502/503/504, UNAVAILABLE. */
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof A2AError) return error.code === 'Unavailable';
-  if (error instanceof A2ATransportError) {
-    if (error.status !== undefined) return [502, 503, 504].includes(error.status);
-    return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN'].includes(error.code ?? '');
-  }
-  return false;
-}
-
-/** Network codes that prove a request never left this host or never reached a peer. */
-const UNDELIVERED_CODES = [
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-];
-
-/** grpc-js's text for a call that never got a connection (the request was not sent). */
-function grpcNeverConnected(error: A2ATransportError): boolean {
-  const details = (error.cause as { details?: unknown } | undefined)?.details;
-  return typeof details === 'string' && /^No connection established|^Name resolution failed/.test(details);
-}
-
-/**
- * True when `error` proves the request was never delivered (refused connection, unknown host),
- * so that any operation, even one unsafe to repeat, may be sent elsewhere.
- */
-export function isUndelivered(error: unknown): boolean {
-  if (!(error instanceof A2ATransportError) || error.status !== undefined) return false;
-  return UNDELIVERED_CODES.includes(error.code ?? '') || grpcNeverConnected(error);
-}
-
-/**
- * True when `error` is a failure of the transport rather than an answer of an A2A server:
- * network errors (gRPC's UNAVAILABLE from the channel included), HTTP errors without an A2A body.
- */
-export function isTransportFailure(error: unknown): boolean {
-  return error instanceof A2ATransportError;
-}
-
-/** Turns a StreamResponse into a tagged event. */
-export function toStreamEvent(event: StreamResponse): StreamEvent {
-  if (event.task) return { kind: 'task', task: event.task };
-  if (event.message) return { kind: 'message', message: event.message };
-  if (event.statusUpdate) return { kind: 'statusUpdate', statusUpdate: event.statusUpdate };
-  return { kind: 'artifactUpdate', artifactUpdate: event.artifactUpdate as TaskArtifactUpdateEvent };
-}
-
-/** Turns a tagged event back into its StreamResponse (the inverse of {@link toStreamEvent}). */
-export function toStreamResponse(event: StreamEvent): StreamResponse {
-  switch (event.kind) {
-    case 'task':
-      return { task: event.task };
-    case 'message':
-      return { message: event.message };
-    case 'statusUpdate':
-      return { statusUpdate: event.statusUpdate };
-    default:
-      return { artifactUpdate: event.artifactUpdate };
-  }
-}
-
-/** The status an event carries, if any. */
-export function statusOf(event: StreamEvent): TaskStatus | undefined {
-  if (event.kind === 'task') return event.task.status;
-  if (event.kind === 'statusUpdate') return event.statusUpdate.status;
-  return undefined;
-}
-
-function statusKey(s: TaskStatus): string {
-  return `${s.state}|${s.timestamp ?? ''}|${s.message?.messageId ?? ''}`;
-}
-
-function transportOptions(options: A2AClientOptions): TransportFactoryOptions {
-  return {
-    fetch: options.fetch,
-    headers: options.headers,
-    extensions: options.extensions,
-    timeoutMs: options.timeoutMs,
-    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
-    grpc: options.grpc,
-  };
-}
+type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
 /** An A2A agent, reached through one transport chosen from its card. */
 export class A2AClient {
   private readonly auth: AuthHandler | undefined;
-  /** The interfaces to fall back on, best first; empty for a client built on one transport. */
-  private interfaces: AgentInterface[] = [];
-  /** Transports made so far, by index in `interfaces`. */
-  private readonly transports = new Map<number, Transport>();
-  private active = 0;
-  private current: Transport;
+  /** The interfaces to fall back on and their transports (CLI-CARD-5). */
+  private pool: InterfacePool;
+  /** The interceptor chain every call runs through. */
+  private readonly run: ClientNext;
   private publicCard: AgentCard | undefined;
   private extended: { card: AgentCard; publicVersion: string | undefined } | undefined;
   private cardSource: { resolver: AgentCardResolver; url: string } | undefined;
@@ -317,7 +61,7 @@ export class A2AClient {
     card: AgentCard | undefined,
     private readonly options: A2AClientOptions = {},
   ) {
-    this.current = transport;
+    this.pool = new InterfacePool(transport);
     this.publicCard = card;
     const a = options.auth;
     this.auth = !a
@@ -327,6 +71,15 @@ export class A2AClient {
         : 'bearer' in a
           ? bearerAuth(a.bearer)
           : apiKeyAuth(a.apiKey);
+    const currentCard = () => this.card;
+    // Outermost first: a retry repeats a whole failover round; re-authentication sends the
+    // call once more from the interface in use; each attempt gets fresh credentials.
+    const chain: ClientInterceptor[] = [retryInterceptor(options.retry)];
+    if (this.auth) chain.push(reauthInterceptor(this.auth, currentCard));
+    chain.push((next) => (call) => this.pool.route(next, call));
+    if (this.auth) chain.push(credentialsInterceptor(this.auth, currentCard));
+    chain.push(...(options.interceptors ?? []));
+    this.run = applyInterceptors(chain);
   }
 
   /**
@@ -341,17 +94,23 @@ export class A2AClient {
       card = (await resolver.resolve(urlOrCard)).card;
     } else card = urlOrCard;
     const compatV03 = options.compatV03 !== false;
+    const factory = transportOptions(options);
     const iface = selectInterface(card, options.bindings, compatV03);
-    const client = new A2AClient(await createTransport(iface, transportOptions(options)), card, options);
-    client.interfaces = usableInterfaces(card, options.bindings, compatV03);
-    client.transports.set(0, client.current);
+    const client = new A2AClient(await createTransport(iface, factory), card, options);
+    if (options.failover !== false) {
+      client.pool = new InterfacePool(
+        client.pool.transport,
+        usableInterfaces(card, options.bindings, compatV03),
+        (next) => createTransport(next, factory),
+      );
+    }
     if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };
     return client;
   }
 
   /** The transport in use: after a fallback (CLI-CARD-5), the one that last answered. */
   get transport(): Transport {
-    return this.current;
+    return this.pool.transport;
   }
 
   /**
@@ -385,231 +144,63 @@ export class A2AClient {
 
   // ---- plumbing ------------------------------------------------------------------------
 
-  private async callOptions(method: string, base: CallOptions = {}): Promise<CallOptions> {
-    const options: CallOptions = { ...base, headers: { ...base.headers } };
-    if (this.auth) {
-      const creds = await this.auth.credentials({ card: this.card, method });
-      options.headers = { ...options.headers, ...creds.headers };
-      if (creds.query) options.query = { ...options.query, ...creds.query };
+  /** Runs one unary operation through the chain, after the card's capability check. */
+  private call<M extends A2AMethod>(
+    method: M,
+    request: RequestOf<M>,
+    options: CallOptions = {},
+    maxAttempts?: number,
+  ): Promise<ResponseOf<M>> {
+    try {
+      this.requireCapability(method);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return options;
+    const { signal, headers, timeoutMs, query } = options;
+    const base: CallOptions = {
+      ...(signal ? { signal } : {}),
+      headers: { ...headers },
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(query ? { query } : {}),
+    };
+    return this.run(newCall(method, request, this.pool.transport, base, maxAttempts));
   }
 
-  /**
-   * After `error` on interface `index`, the next interface to try, or undefined when the
-   * failure does not allow a fallback or every interface was tried (`tried` is updated).
-   */
-  private async fallback(
-    index: number,
-    transport: Transport,
-    error: unknown,
-    safe: boolean,
-    tried: InterfaceFailure[],
-    triedIndexes: Set<number>,
-  ): Promise<{ index: number; transport: Transport } | undefined> {
-    if (this.options.failover === false || this.interfaces.length < 2) return undefined;
-    if (!(isUndelivered(error) || (safe && isTransportFailure(error)))) return undefined;
-    const iface = this.interfaces[index];
-    tried.push({ binding: transport.binding, url: iface?.url ?? '?', error });
-    triedIndexes.add(index);
-    for (let next = 0; next < this.interfaces.length; next++) {
-      if (triedIndexes.has(next)) continue;
-      let t = this.transports.get(next);
-      if (!t) {
-        try {
-          t = await createTransport(this.interfaces[next] as AgentInterface, transportOptions(this.options));
-        } catch (failure) {
-          // A binding that cannot even be set up here (e.g. gRPC unavailable) counts as tried.
-          tried.push({
-            binding: bindingName(this.interfaces[next]?.protocolBinding ?? '') ?? '?',
-            url: this.interfaces[next]?.url ?? '?',
-            error: failure,
-          });
-          triedIndexes.add(next);
-          continue;
-        }
-        this.transports.set(next, t);
-      }
-      return { index: next, transport: t };
-    }
-    return undefined;
-  }
-
-  /** Keeps the interface that answered for later calls. */
-  private remember(index: number, transport: Transport): void {
-    if (this.interfaces.length === 0 || index === this.active) return;
-    this.active = index;
-    this.current = transport;
-  }
-
-  private async invoke<R>(
-    method: string,
-    request: unknown,
-    run: (transport: Transport, options: CallOptions) => Promise<R>,
-    safe: boolean,
-    base: CallOptions = {},
-    maxAttempts = Infinity,
-  ): Promise<R> {
-    const retry = this.options.retry === false ? { attempts: 1 } : (this.options.retry ?? {});
-    const attempts = safe ? Math.max(1, Math.min(maxAttempts, retry.attempts ?? 3)) : 1;
-    let reauthed = false;
-    let index = this.active;
-    let transport = this.current;
-    const tried: InterfaceFailure[] = [];
-    const triedIndexes = new Set<number>();
-    let round = 0; // where the current round over the interfaces starts in `tried`
-    for (let attempt = 0; ; attempt++) {
-      const options = await this.callOptions(method, base);
-      for (const i of this.options.interceptors ?? []) await i.before?.({ method, request, options });
-      try {
-        const result = await run(transport, options);
-        this.remember(index, transport);
-        for (const i of this.options.interceptors ?? []) await i.after?.({ method, request, result });
-        return result;
-      } catch (error) {
-        for (const i of this.options.interceptors ?? []) await i.after?.({ method, request, error });
-        if (
-          !reauthed &&
-          error instanceof A2AError &&
-          error.code === 'Unauthenticated' &&
-          this.auth?.onUnauthorized &&
-          (await this.auth.onUnauthorized({ card: this.card, method }))
-        ) {
-          reauthed = true;
-          attempt--;
-          continue;
-        }
-        if (base.signal?.aborted) throw error;
-        const next = await this.fallback(index, transport, error, safe, tried, triedIndexes);
-        if (next) {
-          ({ index, transport } = next);
-          attempt--;
-          continue;
-        }
-        if (tried.length > round) {
-          // A fallback happened: the final error names every interface of the last round.
-          if (!isTransportFailure(error)) throw error; // an answer from a reachable server
-          if (!triedIndexes.has(index)) {
-            tried.push({ binding: transport.binding, url: this.interfaces[index]?.url ?? '?', error });
-          }
-          if (attempt + 1 >= attempts || !isRetryable(error)) {
-            throw new A2AInterfacesUnreachableError(tried.slice(round));
-          }
-          // Every interface failed transiently: after a pause, a new round over all of them.
-          round = tried.length;
-          triedIndexes.clear();
-          index = this.active;
-          transport = this.current;
-          await sleep(backoff(attempt, retry.baseDelayMs ?? 200, retry.maxDelayMs ?? 5000), base.signal);
-          continue;
-        }
-        if (attempt + 1 >= attempts || !isRetryable(error)) throw error;
-        await sleep(backoff(attempt, retry.baseDelayMs ?? 200, retry.maxDelayMs ?? 5000), base.signal);
-      }
-    }
-  }
-
-  private async *invokeStream(
-    method: string,
-    request: unknown,
-    open: (transport: Transport, options: CallOptions) => AsyncIterable<StreamResponse>,
-    safe: boolean,
-    base: CallOptions = {},
+  /** Runs one streaming operation through the chain, as typed events. */
+  private async *callStream<M extends StreamMethod>(
+    method: M,
+    request: RequestOf<M>,
+    options: CallOptions,
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    let reauthed = false;
-    let index = this.active;
-    let transport = this.current;
-    const tried: InterfaceFailure[] = [];
-    const triedIndexes = new Set<number>();
-    for (;;) {
-      const options = await this.callOptions(method, base);
-      for (const i of this.options.interceptors ?? []) await i.before?.({ method, request, options });
-      let yielded = false;
-      try {
-        for await (const event of open(transport, options)) {
-          if (!yielded) this.remember(index, transport);
-          yielded = true;
-          yield toStreamEvent(event);
-        }
-        for (const i of this.options.interceptors ?? []) await i.after?.({ method, request });
-        return;
-      } catch (error) {
-        for (const i of this.options.interceptors ?? []) await i.after?.({ method, request, error });
-        if (
-          !yielded &&
-          !reauthed &&
-          error instanceof A2AError &&
-          error.code === 'Unauthenticated' &&
-          this.auth?.onUnauthorized &&
-          (await this.auth.onUnauthorized({ card: this.card, method }))
-        ) {
-          reauthed = true;
-          continue;
-        }
-        if (yielded || base.signal?.aborted) throw error;
-        const next = await this.fallback(index, transport, error, safe, tried, triedIndexes);
-        if (next) {
-          ({ index, transport } = next);
-          continue;
-        }
-        if (tried.length > 0 && isTransportFailure(error)) {
-          if (!triedIndexes.has(index)) {
-            tried.push({ binding: transport.binding, url: this.interfaces[index]?.url ?? '?', error });
-          }
-          throw new A2AInterfacesUnreachableError(tried);
-        }
-        throw error;
-      }
-    }
+    for await (const event of await this.call(method, request, options)) yield toStreamEvent(event);
   }
 
-  private requireCapability(flag: 'streaming' | 'pushNotifications' | 'extendedAgentCard'): void {
-    if (!this.card || this.card.capabilities[flag]) return;
-    if (flag === 'pushNotifications') {
-      throw createError(
-        'PushNotificationNotSupported',
-        `the agent's card does not declare capabilities.${flag}`,
-      );
-    }
-    throw createError('UnsupportedOperation', `the agent's card does not declare capabilities.${flag}`);
+  /** Throws when the card lacks the capability the operation needs (the operation table). */
+  private requireCapability(method: A2AMethod): void {
+    const flag = OPERATIONS[method].capability;
+    if (!flag || !this.card || this.card.capabilities[flag]) return;
+    const message = `the agent's card does not declare capabilities.${flag}`;
+    throw createError(
+      flag === 'pushNotifications' ? 'PushNotificationNotSupported' : 'UnsupportedOperation',
+      message,
+    );
   }
 
   // ---- the eleven operations -----------------------------------------------------------
 
   /** SendMessage. Retried on transient failures with the same messageId (CLI-SEND-11). */
   async sendMessage(request: SendMessageRequest, options: CallOptions = {}): Promise<SendResult> {
-    const r = await this.invoke('SendMessage', request, (t, o) => t.sendMessage(request, o), true, options);
-    return r.message ? { kind: 'message', message: r.message } : { kind: 'task', task: r.task as Task };
+    return toSendResult(await this.call('SendMessage', request, options));
   }
 
   /** SendStreamingMessage as typed events. A closed stream does not mean the task is done (D3). */
-  async *sendStreamingMessage(
-    request: SendMessageRequest,
-    options: CallOptions = {},
-  ): AsyncGenerator<StreamEvent> {
-    this.requireCapability('streaming');
-    yield* this.invokeStream(
-      'SendStreamingMessage',
-      request,
-      (t, o) => t.sendStreamingMessage(request, o),
-      // A stream that broke after it started may have delivered the message: only an
-      // undelivered request moves to another interface.
-      false,
-      options,
-    );
+  sendStreamingMessage(request: SendMessageRequest, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
+    return this.callStream('SendStreamingMessage', request, options);
   }
 
   /** SubscribeToTask as typed events; the first is a Task snapshot. */
-  async *subscribeToTask(taskId: string, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
-    this.requireCapability('streaming');
-    const request = { id: taskId };
-    yield* this.invokeStream(
-      'SubscribeToTask',
-      request,
-      (t, o) => t.subscribeToTask(request, o),
-      true,
-      options,
-    );
+  subscribeToTask(taskId: string, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
+    return this.callStream('SubscribeToTask', { id: taskId }, options);
   }
 
   getTask(taskId: string, options: CallOptions & { historyLength?: number } = {}): Promise<Task> {
@@ -617,11 +208,11 @@ export class A2AClient {
       id: taskId,
       ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}),
     };
-    return this.invoke('GetTask', request, (t, o) => t.getTask(request, o), true, options);
+    return this.call('GetTask', request, options);
   }
 
   listTasks(request: ListTasksRequest = {}, options: CallOptions = {}): Promise<ListTasksResponse> {
-    return this.invoke('ListTasks', request, (t, o) => t.listTasks(request, o), true, options);
+    return this.call('ListTasks', request, options);
   }
 
   /** Every task matching `request`, page after page. */
@@ -643,54 +234,31 @@ export class A2AClient {
     options: CallOptions & { metadata?: Record<string, unknown> } = {},
   ): Promise<Task> {
     const request = { id: taskId, ...(options.metadata ? { metadata: options.metadata } : {}) };
-    return this.invoke('CancelTask', request, (t, o) => t.cancelTask(request, o), true, options);
+    return this.call('CancelTask', request, options);
   }
 
-  async createTaskPushNotificationConfig(
+  /** Without a client-chosen `id` a repeat would create a second config: then never retried. */
+  createTaskPushNotificationConfig(
     config: TaskPushNotificationConfig,
     options: CallOptions = {},
   ): Promise<TaskPushNotificationConfig> {
-    this.requireCapability('pushNotifications');
-    // Without a client-chosen id a repeat would create a second config: not safe to retry.
-    return this.invoke(
-      'CreateTaskPushNotificationConfig',
-      config,
-      (t, o) => t.createTaskPushNotificationConfig(config, o),
-      !!config.id,
-      options,
-    );
+    return this.call('CreateTaskPushNotificationConfig', config, options);
   }
 
-  async getTaskPushNotificationConfig(
+  getTaskPushNotificationConfig(
     taskId: string,
     id: string,
     options: CallOptions = {},
   ): Promise<TaskPushNotificationConfig> {
-    this.requireCapability('pushNotifications');
-    const request = { taskId, id };
-    return this.invoke(
-      'GetTaskPushNotificationConfig',
-      request,
-      (t, o) => t.getTaskPushNotificationConfig(request, o),
-      true,
-      options,
-    );
+    return this.call('GetTaskPushNotificationConfig', { taskId, id }, options);
   }
 
-  async listTaskPushNotificationConfigs(
+  listTaskPushNotificationConfigs(
     taskId: string,
     page: Omit<ListTaskPushNotificationConfigsRequest, 'taskId'> = {},
     options: CallOptions = {},
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    this.requireCapability('pushNotifications');
-    const request = { ...page, taskId };
-    return this.invoke(
-      'ListTaskPushNotificationConfigs',
-      request,
-      (t, o) => t.listTaskPushNotificationConfigs(request, o),
-      true,
-      options,
-    );
+    return this.call('ListTaskPushNotificationConfigs', { ...page, taskId }, options);
   }
 
   async deleteTaskPushNotificationConfig(
@@ -698,15 +266,7 @@ export class A2AClient {
     id: string,
     options: CallOptions = {},
   ): Promise<void> {
-    this.requireCapability('pushNotifications');
-    const request = { taskId, id };
-    await this.invoke(
-      'DeleteTaskPushNotificationConfig',
-      request,
-      (t, o) => t.deleteTaskPushNotificationConfig(request, o),
-      true,
-      options,
-    );
+    await this.call('DeleteTaskPushNotificationConfig', { taskId, id }, options);
   }
 
   /**
@@ -715,15 +275,8 @@ export class A2AClient {
    * `version` change (CLI-XCARD-3).
    */
   async getExtendedAgentCard(options: CallOptions = {}): Promise<AgentCard> {
-    this.requireCapability('extendedAgentCard');
     const publicVersion = this.publicCard?.version;
-    const card = await this.invoke(
-      'GetExtendedAgentCard',
-      {},
-      (t, o) => t.getExtendedAgentCard({}, o),
-      true,
-      options,
-    );
+    const card = await this.call('GetExtendedAgentCard', {}, options);
     this.extended = { card, publicVersion };
     return card;
   }
@@ -732,24 +285,7 @@ export class A2AClient {
 
   /** Builds the SendMessageRequest for `input`: fresh messageId, ROLE_USER, explicit returnImmediately. */
   buildRequest(input: SendInput): SendMessageRequest {
-    const parts: Part[] = [];
-    if (input.text !== undefined) parts.push({ text: input.text });
-    if (input.data !== undefined) parts.push({ data: input.data });
-    parts.push(...(input.parts ?? []));
-    if (parts.length === 0)
-      throw createError('InvalidParams', 'a message needs at least one part (text, data or parts)');
-    const message: Message = { messageId: input.messageId ?? newId(), role: Role.USER, parts };
-    if (input.taskId) message.taskId = input.taskId;
-    if (input.contextId) message.contextId = input.contextId;
-    if (input.referenceTaskIds) message.referenceTaskIds = input.referenceTaskIds;
-    if (input.extensions) message.extensions = input.extensions;
-    const configuration: SendMessageConfiguration = { returnImmediately: input.returnImmediately ?? false };
-    if (input.historyLength !== undefined) configuration.historyLength = input.historyLength;
-    if (input.acceptedOutputModes) configuration.acceptedOutputModes = input.acceptedOutputModes;
-    if (input.pushNotificationConfig) configuration.taskPushNotificationConfig = input.pushNotificationConfig;
-    const request: SendMessageRequest = { message, configuration };
-    if (input.metadata) request.metadata = input.metadata;
-    return request;
+    return buildSendRequest(input);
   }
 
   /** Sends a message built from `input` (see {@link buildRequest}). */
@@ -767,45 +303,8 @@ export class A2AClient {
    * interrupted. When `deadline` passes the remote task is canceled and
    * {@link A2ADeadlineError} is thrown.
    */
-  async waitForTask(taskId: string, options: WaitOptions = {}): Promise<Task> {
-    const started = Date.now();
-    const deadlineAt = options.deadline !== undefined ? started + options.deadline : Infinity;
-    let last: Task | undefined;
-    for (let poll = 0; poll < (options.maxPolls ?? 10_000); poll++) {
-      const remaining = deadlineAt - Date.now();
-      if (remaining <= 0) break;
-      last = await this.getTask(taskId, {
-        signal: options.signal,
-        ...(Number.isFinite(remaining)
-          ? { timeoutMs: Math.max(1, Math.min(remaining, this.options.timeoutMs ?? 60_000)) }
-          : {}),
-      }).catch((error: unknown) => {
-        if (error instanceof A2ATimeoutError && Date.now() >= deadlineAt) return last;
-        throw error;
-      });
-      if (last && (isTerminalState(last.status.state) || isInterruptedState(last.status.state))) return last;
-      const delay = Math.max(
-        (options.initialDelayMs ?? 250) / 2,
-        backoff(poll, options.initialDelayMs ?? 250, options.maxDelayMs ?? 5000),
-      );
-      const left = deadlineAt - Date.now();
-      if (left <= 0) break;
-      await sleep(Math.min(delay, left), options.signal);
-    }
-    if (Date.now() < deadlineAt) {
-      throw new A2ATimeoutError(
-        `task ${taskId} was still running after ${options.maxPolls ?? 10_000} polls`,
-        0,
-      );
-    }
-    if (options.cancelOnDeadline !== false) {
-      last = await this.cancelTask(taskId, { timeoutMs: 10_000 }).catch(() => last);
-    }
-    throw new A2ADeadlineError(
-      `task ${taskId} did not finish within ${options.deadline} ms${options.cancelOnDeadline !== false ? '; it was asked to cancel' : ''}`,
-      options.deadline ?? 0,
-      last,
-    );
+  waitForTask(taskId: string, options: WaitOptions = {}): Promise<Task> {
+    return waitForTask(this, taskId, options, this.options.timeoutMs ?? 60_000);
   }
 
   /**
@@ -818,7 +317,7 @@ export class A2AClient {
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const request = this.buildRequest(input);
     const signal = options.signal ?? input.signal;
-    yield* this.follow(() => this.sendStreamingMessage(request, { signal }), undefined, {
+    yield* followEvents(this.follower, () => this.sendStreamingMessage(request, { signal }), undefined, {
       ...options,
       signal,
     });
@@ -829,107 +328,19 @@ export class A2AClient {
     taskId: string,
     options: FollowOptions = {},
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    yield* this.follow(undefined, taskId, options);
+    yield* followEvents(this.follower, undefined, taskId, options);
   }
 
-  /**
-   * The loop behind {@link streamResilient} and {@link followTask}: read a stream until the
-   * task is terminal or interrupted (INPUT_REQUIRED, AUTH_REQUIRED); when it ends or breaks
-   * first, reconcile with GetTask and resubscribe. Every step of a reconnection may fail and
-   * is retried with capped backoff until `maxReconnects` failed steps in a row.
-   */
-  private async *follow(
-    first: (() => AsyncIterable<StreamEvent>) | undefined,
-    knownTaskId: string | undefined,
-    options: FollowOptions,
-  ): AsyncGenerator<StreamEvent, void, undefined> {
-    const seen = new Set<string>();
-    const signal = options.signal;
-    let taskId = knownTaskId;
-    let state: TaskState | undefined;
-    let failures = 0;
-    const maxReconnects = options.maxReconnects ?? 5;
-    const baseMs = options.reconnectBaseDelayMs ?? 200;
-    const maxMs = options.reconnectMaxDelayMs ?? 3000;
-    const finished = () => state !== undefined && (isTerminalState(state) || isInterruptedState(state));
-    // Yields an event unless its status was already seen; tracks the task's state.
-    const accept = (event: StreamEvent): boolean => {
-      if (event.kind === 'task') taskId ??= event.task.id;
-      if (event.kind === 'statusUpdate') taskId ??= event.statusUpdate.taskId;
-      const status = statusOf(event);
-      if (status) {
-        const key = statusKey(status);
-        if (seen.has(key)) return false;
-        seen.add(key);
-        state = status.state;
-      }
-      return true;
-    };
-    // One failed step: wait and go on, or give up with `error`.
-    const stepFailed = async (error: unknown): Promise<void> => {
-      if (!isTransient(error) || !taskId || signal?.aborted) throw error;
-      if (++failures > maxReconnects) throw error;
-      await sleep(reconnectDelay(failures, baseMs, maxMs), signal);
-    };
-    let open = first;
-    let reconcile = false;
-    for (;;) {
-      if (reconcile) {
-        // The stream ended or broke before the task settled (D3, CLI-STREAM-2/5).
-        let task: Task;
-        try {
-          task = await this.invoke(
-            'GetTask',
-            { id: taskId },
-            (t, o) => t.getTask({ id: taskId as string }, o),
-            true,
-            { signal },
-            1, // this loop is the retry policy
-          );
-        } catch (error) {
-          await stepFailed(error);
-          continue;
-        }
-        reconcile = false;
-        const event: StreamEvent = { kind: 'task', task };
-        if (accept(event)) yield event;
-        if (finished()) return;
-      }
-      const subscribing = open === undefined;
-      const id = taskId as string;
-      const events = open ? open() : this.subscribeToTask(id, { signal });
-      open = undefined;
-      let got = false;
-      try {
-        for await (const event of events) {
-          got = true;
-          failures = 0;
-          if (event.kind === 'message' && !taskId) {
-            yield event;
-            return; // a direct reply: nothing to follow
-          }
-          if (accept(event)) yield event;
-          if (finished()) return;
-        }
-      } catch (error) {
-        // A resubscription refused because the task ended meanwhile: GetTask reconciles.
-        const endedMeanwhile =
-          subscribing && !got && error instanceof A2AError && error.code === 'UnsupportedOperation';
-        if (!endedMeanwhile) await stepFailed(error);
-        reconcile = true;
-        continue;
-      }
-      if (!taskId) return;
-      // A server that keeps closing streams at once must not make us spin.
-      if (!got)
-        await stepFailed(new A2ATransportError(`the stream of task ${taskId} kept closing without events`));
-      reconcile = true;
-    }
-  }
+  /** What the follow loop calls: GetTask without retries (the loop is the retry policy). */
+  private readonly follower = {
+    getTaskOnce: (id: string, signal: AbortSignal | undefined) =>
+      this.call('GetTask', { id }, signal ? { signal } : {}, 1),
+    subscribeToTask: (id: string, signal: AbortSignal | undefined) =>
+      this.subscribeToTask(id, signal ? { signal } : {}),
+  };
 
   /** Releases the connections of every transport this client made. */
   async close(): Promise<void> {
-    const all = new Set([this.current, ...this.transports.values()]);
-    await Promise.all([...all].map((t) => t.close()));
+    await Promise.all(this.pool.all().map((t) => t.close()));
   }
 }

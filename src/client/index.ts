@@ -9,13 +9,24 @@ export {
   toStreamEvent,
   type A2AClientOptions,
   type FollowOptions,
-  type Interceptor,
   type RetryOptions,
   type SendInput,
   type SendResult,
   type StreamEvent,
   type WaitOptions,
 } from './client.js';
+export {
+  applyInterceptors,
+  interceptTransport,
+  isCallOf,
+  isInterceptedTransport,
+  type InterceptedTransport,
+  type ClientCall,
+  type ClientInterceptor,
+  type ClientNext,
+} from './interceptor.js';
+export { grpcCallDefaults, tenantInterceptor } from './interface-interceptors.js';
+export { inMemoryFetch, type FetchHandler } from './in-memory.js';
 export {
   AgentCardResolver,
   AGENT_CARD_PATH,
@@ -27,7 +38,6 @@ export {
 export { parseAgentCard } from '../bindings/card-parse.js';
 export {
   ALL_BINDINGS,
-  TenantTransport,
   bindingName,
   createTransport,
   selectInterface,
@@ -58,7 +68,13 @@ export {
   type InterfaceFailure,
   type InvalidResponseReason,
 } from '../errors/client-errors.js';
-export type { CallOptions, Transport } from '../bindings/transport.js';
+export type {
+  CallOptions,
+  OperationResponses,
+  RequestOf,
+  ResponseOf,
+  Transport,
+} from '../bindings/transport.js';
 export { JsonRpcTransport, type JsonRpcTransportOptions } from '../bindings/jsonrpc/client.js';
 export { RestTransport, type RestTransportOptions } from '../bindings/rest/client.js';
 export type { HttpTransportOptions } from '../bindings/http/client-http.js';

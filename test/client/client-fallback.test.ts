@@ -10,6 +10,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
 import type { AgentExecutor } from '../../src/core/executor.js';
 import { A2AClient } from '../../src/client/client.js';
+import type { ClientInterceptor } from '../../src/client/interceptor.js';
 import { A2AInterfacesUnreachableError, A2ATransportError } from '../../src/errors/client-errors.js';
 import { textOf } from '../../src/client/artifacts.js';
 import { TaskState } from '../../src/model/enums.js';
@@ -105,7 +106,11 @@ describe('fallback and extended card against our server', () => {
   /** Counts the attempts each call makes (interceptors run once per attempt). */
   const counter = () => {
     const calls: string[] = [];
-    return { calls, interceptor: { before: (c: { method: string }) => void calls.push(c.method) } };
+    const interceptor: ClientInterceptor = (next) => (call) => {
+      calls.push(call.method);
+      return next(call);
+    };
+    return { calls, interceptor };
   };
 
   test('CLI-CARD-5: a refused JSONRPC interface falls back to REST, which is then kept', async () => {

@@ -1,5 +1,7 @@
 /**
- * Our client against our own server (createA2AServer), over JSON-RPC and REST.
+ * Our client against our own server (createA2AServer), over JSON-RPC and REST, in memory:
+ * `inMemoryFetch` hands every request to `server.fetch`, so nothing listens (the sockets
+ * themselves are tested in test/server and test/e2e).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,6 +9,7 @@ import { createA2AServer, type A2AServer } from '../../src/server/http.js';
 import type { AgentExecutor } from '../../src/core/executor.js';
 import { A2AClient, type StreamEvent } from '../../src/client/client.js';
 import { AgentCardResolver } from '../../src/client/card-resolver.js';
+import { inMemoryFetch } from '../../src/client/in-memory.js';
 import { A2ADeadlineError } from '../../src/errors/client-errors.js';
 import { textOf } from '../../src/client/artifacts.js';
 import { TaskState } from '../../src/model/enums.js';
@@ -45,8 +48,10 @@ const agent: AgentExecutor = {
 
 describe('client vs our server', () => {
   let server: A2AServer;
-  let url: string;
-  before(async () => {
+  let inMemory: typeof fetch;
+  // Only a name: the card's interfaces are built from it, and no request leaves the process.
+  const url = 'http://ours.test';
+  before(() => {
     server = createA2AServer({
       agent,
       card: {
@@ -56,19 +61,21 @@ describe('client vs our server', () => {
         skills: [{ id: 's', name: 'S', description: 'd', tags: ['t'] }],
       },
     });
-    url = (await server.listen(0, '127.0.0.1')).url;
+    inMemory = inMemoryFetch(server);
   });
   after(() => server.close());
 
   test('discovery', async () => {
-    const r = await new AgentCardResolver().resolve(url);
+    const r = await new AgentCardResolver({ fetch: inMemory }).resolve(url);
     assert.equal(r.card.name, 'ours');
+    assert.ok(r.card.supportedInterfaces.every((i) => i.url.startsWith(url)));
   });
 
   for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
     test(`${binding}: message, input-required follow-up, stream, not found, deadline`, async () => {
       const c = await A2AClient.connect(url, {
         bindings: [binding],
+        fetch: inMemory,
         timeoutMs: 10_000,
         streamIdleTimeoutMs: 5_000,
       });

@@ -14,12 +14,8 @@ import assert from 'node:assert/strict';
 import { createA2AServer, type A2AServerOptions } from '../../src/server/http.js';
 import { builtInAgents } from '../../src/agents/index.js';
 import { A2AClient, type A2AClientOptions, type StreamEvent } from '../../src/client/client.js';
-import {
-  GrpcCallDefaults,
-  TenantTransport,
-  grpcTarget,
-  type BindingName,
-} from '../../src/client/binding-selection.js';
+import { grpcTarget, type BindingName } from '../../src/client/binding-selection.js';
+import { isInterceptedTransport } from '../../src/client/interceptor.js';
 import { GrpcTransport } from '../../src/bindings/grpc/client.js';
 import { A2AClientError, A2ATimeoutError } from '../../src/errors/client-errors.js';
 import { A2AError, ExtendedAgentCardNotConfiguredError } from '../../src/errors/index.js';
@@ -163,10 +159,10 @@ async function runOn(binding: BindingName, scenario: Scenario): Promise<Step[]> 
       const grpcIface = client.card?.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC');
       assert.equal(grpcIface?.url, `127.0.0.1:${listening.grpcPort}`, 'the GRPC url is host:port');
       assert.equal(grpcTarget(grpcIface.url), grpcIface.url);
-      // The transport was built from that url: tenant wrapper → call defaults → GrpcTransport.
-      assert.ok(client.transport instanceof TenantTransport);
-      assert.ok(client.transport.inner instanceof GrpcCallDefaults);
-      assert.ok(client.transport.inner.inner instanceof GrpcTransport);
+      // The transport was built from that url: GrpcTransport under the interface's
+      // interceptors (tenant, gRPC call defaults).
+      assert.ok(isInterceptedTransport(client.transport));
+      assert.ok(client.transport.inner instanceof GrpcTransport);
     }
     const ctx: ScenarioContext = {
       client,
