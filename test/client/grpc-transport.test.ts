@@ -17,7 +17,8 @@ import {
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
-import { asBuffer, encodeMessage, encodeStatusDetails } from '../../src/bindings/grpc/wire.js';
+import { asBuffer, encodeMessage } from '../../src/bindings/grpc/encode.js';
+import { encodeStatusDetails } from '../../src/bindings/grpc/status.js';
 import { createTransport } from '../../src/client/binding-selection.js';
 import { A2AClient } from '../../src/client/client.js';
 import { A2ATimeoutError, A2ATransportError } from '../../src/errors/client-errors.js';

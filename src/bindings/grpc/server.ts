@@ -29,7 +29,8 @@ import {
   resolveVersion,
 } from '../http/service-params.js';
 import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
-import { encodeFast, toGrpcStatus } from './wire.js';
+import { encodeFast } from './encode.js';
+import { toGrpcStatus } from './status.js';
 
 /** Default largest message accepted or sent: 4 MiB (the gRPC default). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

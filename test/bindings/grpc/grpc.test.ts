@@ -11,7 +11,8 @@ import { GrpcBinding } from '../../../src/bindings/grpc/server.js';
 import { GrpcTransport } from '../../../src/bindings/grpc/client.js';
 import { A2ATransportError } from '../../../src/errors/client-errors.js';
 import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
-import { encodeMessage, STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/wire.js';
+import { encodeMessage } from '../../../src/bindings/grpc/encode.js';
+import { STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/status.js';
 import { StatusSchema } from '../../../src/bindings/grpc/gen/google/rpc/status_pb.js';
 import {
   BadRequestSchema,
