@@ -48,8 +48,6 @@ export type { EventBus } from '../core/event-bus/event-bus.js';
 export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
-export { GrpcBinding, DEFAULT_MAX_MESSAGE_BYTES } from '../bindings/grpc/server.js';
-export type { GrpcAuthRequest, GrpcBindingOptions } from '../bindings/grpc/server.js';
 export * from '../errors/index.js';
 export {
   HeaderMap,
@@ -78,7 +76,6 @@ export {
   constantTimeEqual,
   readTlsConfig,
   httpsServerOptions,
-  grpcServerCredentials,
 } from './auth/index.js';
 export type {
   AuthRequest,

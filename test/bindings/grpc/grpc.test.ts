@@ -517,8 +517,9 @@ describe('gRPC binding limits and required extensions', () => {
 });
 
 describe('GrpcBinding mounted on your own grpc-js server', () => {
-  test('addTo() serves A2A next to the owner’s bind and shutdown (exported from a2a-kit/server)', async (t) => {
-    const { GrpcBinding: Exported, createA2AServer } = await import('../../../src/server/index.js');
+  test('addTo() serves A2A next to the owner’s bind and shutdown (exported from a2a-kit/grpc)', async (t) => {
+    const { GrpcBinding: Exported } = await import('../../../src/bindings/grpc/index.js');
+    const { createA2AServer } = await import('../../../src/server/index.js');
     const { Server, ServerCredentials } = await import('@grpc/grpc-js');
     const a2a = createA2AServer({
       agent: bindingTestAgent(),
