@@ -41,10 +41,23 @@ export {
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
 } from '../core/stores/memory.js';
-export type { TaskStore } from '../core/stores/task-store.js';
+// What a store or event-bus author implements against.
+export type {
+  IdempotencyKey,
+  IdempotencyRecord,
+  IdempotencyRecordFacts,
+  InterruptedTaskRef,
+  ListPosition,
+  StoredTask,
+  TaskPage,
+  TaskQuery,
+  TaskScope,
+  TaskStore,
+} from '../core/stores/task-store.js';
+export { TaskVersionConflictError } from '../core/stores/task-store.js';
 export { TaskTooLargeError } from '../core/task-size.js';
-export type { PushConfigStore } from '../core/stores/push-config-store.js';
-export type { EventBus } from '../core/event-bus/event-bus.js';
+export type { PushConfigPage, PushConfigStore } from '../core/stores/push-config-store.js';
+export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';
 export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
