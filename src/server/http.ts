@@ -39,6 +39,7 @@ import {
 } from '../core/handler/request-handler.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from '../core/stores/memory.js';
 import type { TaskStore } from '../core/stores/task-store.js';
+import { A2AConfigError } from '../errors/config-errors.js';
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */
 export type ExtendedCardConfig = AgentCard | AgentCardConfig;
@@ -164,7 +165,8 @@ function createDefaultHandler(
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
 ): RequestHandler {
   if (typeof options.store === 'string' && options.store !== 'memory') {
-    throw new Error(
+    throw new A2AConfigError(
+      'A2A_CONFIG_INVALID_OPTION',
       `store ${JSON.stringify(options.store)} is not supported here: use 'memory' or a TaskStore`,
     );
   }
@@ -214,10 +216,16 @@ class CardSource {
       try {
         parsed = new URL(publicUrl);
       } catch {
-        throw new Error(`publicUrl ${JSON.stringify(publicUrl)} is not an absolute URL`);
+        throw new A2AConfigError(
+          'A2A_CONFIG_INVALID_OPTION',
+          `publicUrl ${JSON.stringify(publicUrl)} is not an absolute URL`,
+        );
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        throw new Error(`publicUrl must be http: or https:, not ${parsed.protocol}`);
+        throw new A2AConfigError(
+          'A2A_CONFIG_INVALID_OPTION',
+          `publicUrl must be http: or https:, not ${parsed.protocol}`,
+        );
       }
       this.fixedBase = publicUrl.replace(/\/+$/, '');
     }
