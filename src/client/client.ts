@@ -217,7 +217,9 @@ export function isRetryable(error: unknown): boolean {
   if (error instanceof A2AError) return error.code === 'Unavailable';
   if (error instanceof A2ATransportError) {
     if (error.status !== undefined) return [502, 503, 504].includes(error.status);
-    return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN'].includes(error.code ?? '');
+    return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN'].includes(
+      error.networkCode ?? '',
+    );
   }
   return false;
 }
@@ -244,7 +246,7 @@ function grpcNeverConnected(error: A2ATransportError): boolean {
  */
 export function isUndelivered(error: unknown): boolean {
   if (!(error instanceof A2ATransportError) || error.status !== undefined) return false;
-  return UNDELIVERED_CODES.includes(error.code ?? '') || grpcNeverConnected(error);
+  return UNDELIVERED_CODES.includes(error.networkCode ?? '') || grpcNeverConnected(error);
 }
 
 /**

@@ -127,14 +127,14 @@ describe('gRPC client: idle timeout and error classes', () => {
       try {
         await assert.rejects(c.getTask('t1'), (e: unknown) => {
           assert.ok(e instanceof A2ATransportError, `${binding}: ${String(e)}`);
-          assert.equal(e.code, 'ECONNREFUSED', binding);
+          assert.equal(e.networkCode, 'ECONNREFUSED', binding);
           return true;
         });
         await assert.rejects(
           (async () => {
             for await (const _ of c.subscribeToTask('t1')) void _;
           })(),
-          (e: unknown) => e instanceof A2ATransportError && e.code === 'ECONNREFUSED',
+          (e: unknown) => e instanceof A2ATransportError && e.networkCode === 'ECONNREFUSED',
           binding,
         );
       } finally {

@@ -42,7 +42,8 @@ describe('A2AError across copies', () => {
   test('look-alikes and subclasses of your own keep the plain checks', () => {
     const lookAlike = Object.assign(new Error('x'), { code: 'TaskNotFound' });
     assert.ok(!(lookAlike instanceof ours.A2AError));
-    assert.ok(!(null instanceof ours.A2AError));
+    const nothing: unknown = null;
+    assert.ok(!(nothing instanceof ours.A2AError));
     class MyError extends ours.A2AError {}
     assert.ok(new MyError('InternalError') instanceof MyError);
     assert.ok(!(new ours.TaskNotFoundError() instanceof MyError));

@@ -92,7 +92,7 @@ function channelFailure(
         : undefined);
   return new A2ATransportError(
     `gRPC ${method} to ${address} failed: ${code ? `${code} (${details})` : details}`,
-    { cause: err, code },
+    { cause: err, networkCode: code },
   );
 }
 

@@ -509,7 +509,7 @@ describe('gRPC binding limits and required extensions', () => {
         (e: unknown) => e,
       );
       assert.ok(err instanceof A2ATransportError, String(err));
-      assert.equal(err.code, 'ECONNREFUSED');
+      assert.equal(err.networkCode, 'ECONNREFUSED');
     } finally {
       await transport.close();
     }
