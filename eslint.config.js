@@ -43,11 +43,19 @@ const coreContractsOnly = (folder) => ({
 });
 // gRPC is an optional peer dependency loaded by a2a-kit/grpc: the server and the client load it
 // with `await import(...)` when asked to (not checked by this rule), never at import time.
-const grpcOnDemand = (folder) => ({
-  group: ['@grpc/*', '@bufbuild/*', '**/bindings/grpc/**', '**/bindings/compat-v03/grpc-*'],
-  allowTypeImports: true,
-  message: `src/${folder} must not load gRPC at import time: use a type import, or await import(...) where gRPC is asked for.`,
-});
+/** Modules of bindings/grpc that load no gRPC package at run time (type imports only). */
+const GRPC_FREE = ['auth-request'];
+const grpcOnDemand = (folder) => {
+  const message = `src/${folder} must not load gRPC at import time: use a type import, or await import(...) where gRPC is asked for.`;
+  return [
+    { group: ['@grpc/*', '@bufbuild/*', '**/bindings/compat-v03/grpc-*'], allowTypeImports: true, message },
+    {
+      regex: `(^|/)bindings/grpc/(?!(${GRPC_FREE.join('|')})\\.js$)`,
+      allowTypeImports: true,
+      message,
+    },
+  ];
+};
 
 const layers = [
   layer('model', [], [noWire('model')]),
@@ -57,9 +65,9 @@ const layers = [
   layer(
     'client',
     ['model', 'errors', 'core', 'bindings'],
-    [coreContractsOnly('client'), grpcOnDemand('client')],
+    [coreContractsOnly('client'), ...grpcOnDemand('client')],
   ),
-  layer('server', ['model', 'errors', 'core', 'bindings'], [grpcOnDemand('server')]),
+  layer('server', ['model', 'errors', 'core', 'bindings'], [...grpcOnDemand('server')]),
   layer('agents', ['model', 'errors', 'core', 'bindings', 'server']),
   layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents']),
 ];
