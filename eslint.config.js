@@ -1,6 +1,77 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// ---- layering (README "Architecture") ----------------------------------------------------------
+// The folders of src/ are layers, lowest first: model, errors, core, bindings, client, then
+// server, agents and cli on top. A folder imports only layers below it; the bindings and the
+// client reach the core through its contracts only. Relative imports are matched as written
+// (`../../core/stores/memory.js`), so a glob `**/<folder>/**` names a folder of src/.
+const FOLDERS = ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents', 'cli'];
+/** Wire and hosting packages: the layers under the bindings never load them. */
+const WIRE_PACKAGES = [
+  '@grpc/*',
+  '@bufbuild/*',
+  'node:http',
+  'node:https',
+  'node:http2',
+  'node:net',
+  'node:tls',
+];
+/** The core modules other layers may import: context, the executor contract, the handler interface. */
+const CORE_CONTRACTS = ['context', 'executor', 'handler/request-handler'];
+
+/** The import rule of `src/<folder>`: the `allowed` folders, none of the others, plus `extra`. */
+function layer(folder, allowed, extra = []) {
+  const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  const patterns = banned.map((f) => ({
+    group: [`**/${f}/**`],
+    message: `src/${folder} is below src/${f} in the layers (README "Architecture") and must not import it.`,
+  }));
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, ...extra] }] },
+  };
+}
+
+const noWire = (folder) => ({
+  group: WIRE_PACKAGES,
+  message: `src/${folder} knows no wire and no hosting; only the bindings and the layers above use this.`,
+});
+const coreContractsOnly = (folder) => ({
+  regex: `(^|/)core/(?!(${CORE_CONTRACTS.join('|')})\\.js$)`,
+  message: `src/${folder} uses only the core's contracts (${CORE_CONTRACTS.join(', ')}): not its stores, event bus, task manager or default handler.`,
+});
+// gRPC is an optional peer dependency loaded by a2a-kit/grpc: the server and the client load it
+// with `await import(...)` when asked to (not checked by this rule), never at import time.
+/** Modules of bindings/grpc that load no gRPC package at run time (type imports only). */
+const GRPC_FREE = ['auth-request'];
+const grpcOnDemand = (folder) => {
+  const message = `src/${folder} must not load gRPC at import time: use a type import, or await import(...) where gRPC is asked for.`;
+  return [
+    { group: ['@grpc/*', '@bufbuild/*', '**/bindings/compat-v03/grpc-*'], allowTypeImports: true, message },
+    {
+      regex: `(^|/)bindings/grpc/(?!(${GRPC_FREE.join('|')})\\.js$)`,
+      allowTypeImports: true,
+      message,
+    },
+  ];
+};
+
+const layers = [
+  layer('model', [], [noWire('model')]),
+  layer('errors', ['model'], [noWire('errors')]),
+  layer('core', ['model', 'errors'], [noWire('core')]),
+  layer('bindings', ['model', 'errors', 'core'], [coreContractsOnly('bindings')]),
+  layer(
+    'client',
+    ['model', 'errors', 'core', 'bindings'],
+    [coreContractsOnly('client'), ...grpcOnDemand('client')],
+  ),
+  layer('server', ['model', 'errors', 'core', 'bindings'], [...grpcOnDemand('server')]),
+  layer('agents', ['model', 'errors', 'core', 'bindings', 'server']),
+  layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents']),
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -24,4 +95,5 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
+  ...layers,
 );

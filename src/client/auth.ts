@@ -125,7 +125,7 @@ export function oauth2ClientCredentials(options: ClientCredentialsOptions): Auth
     } catch (error) {
       throw new A2ATransportError(`token request to ${url} failed: ${networkCode(error) ?? String(error)}`, {
         cause: error,
-        code: networkCode(error),
+        networkCode: networkCode(error),
       });
     }
     const text = await response.text();

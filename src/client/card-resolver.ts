@@ -147,7 +147,7 @@ export class AgentCardResolver {
       const code = networkCode(error);
       throw new A2ATransportError(`fetching the agent card ${url} failed: ${code ?? String(error)}`, {
         cause: error,
-        code,
+        networkCode: code,
       });
     }
   }

@@ -45,7 +45,7 @@ function grpcNeverConnected(error: A2ATransportError): boolean {
  */
 export function isUndelivered(error: unknown): boolean {
   if (!(error instanceof A2ATransportError) || error.status !== undefined) return false;
-  return UNDELIVERED_CODES.includes(error.code ?? '') || grpcNeverConnected(error);
+  return UNDELIVERED_CODES.includes(error.networkCode ?? '') || grpcNeverConnected(error);
 }
 
 /**

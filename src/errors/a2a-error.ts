@@ -19,6 +19,9 @@ export interface BadRequestDetail {
 export type ErrorDetail =
   ErrorInfoDetail | BadRequestDetail | ({ '@type': string } & Record<string, unknown>);
 
+/** The cross-copy brand of A2AError instances (a registered symbol: every copy gets the same one). */
+const BRAND = Symbol.for('a2a-kit/A2AError');
+
 /** Options when raising an {@link A2AError}. */
 export interface A2AErrorOptions {
   /** Free context for ErrorInfo metadata (`taskId`, `supportedVersions`, ...). */
@@ -37,6 +40,22 @@ export interface A2AErrorOptions {
  * their wire shape and clients rebuild it from any binding.
  */
 export class A2AError extends Error {
+  /**
+   * `instanceof` that also recognises errors made by another copy of a2a-kit in the process
+   * (two installed versions, a bundled and an unbundled one): such a value carries the
+   * cross-copy brand, and is an instance of a per-code class (`TaskNotFoundError`...) when its
+   * `code` is that class's code. Subclasses of your own keep the plain prototype check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== 'object' || value === null || (value as { [BRAND]?: unknown })[BRAND] !== true) {
+      return false;
+    }
+    if (this === A2AError) return true;
+    const code = CODE_OF_CLASS.get(this);
+    return code !== undefined && (value as A2AError).code === code;
+  }
+
   readonly code: A2AErrorCode;
   readonly metadata: Readonly<Record<string, string>>;
   readonly violations: readonly SchemaViolation[];
@@ -54,6 +73,7 @@ export class A2AError extends Error {
     this.violations = options.violations ?? [];
     this.raw = options.raw;
     this.receivedStatus = options.receivedStatus;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 
   /** The ErrorInfo reason, for A2A-specific errors. */
@@ -165,6 +185,11 @@ const ERROR_CLASSES: Record<A2AErrorCode, Ctor> = {
   PermissionDenied: PermissionDeniedError,
   ResourceExhausted: ResourceExhaustedError,
 };
+
+/** The code each per-code class stands for, for the cross-copy `instanceof`. */
+const CODE_OF_CLASS: ReadonlyMap<unknown, A2AErrorCode> = new Map(
+  Object.entries(ERROR_CLASSES).map(([code, ctor]) => [ctor, code as A2AErrorCode]),
+);
 
 /** Wraps anything thrown into an A2AError; unknown failures become InternalError without leaking detail. */
 export function toA2AError(error: unknown): A2AError {

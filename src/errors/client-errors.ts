@@ -15,13 +15,16 @@ export class A2AClientError extends Error {
 
 /** The request did not reach the server or the connection broke (refused, reset, DNS...). */
 export class A2ATransportError extends A2AClientError {
-  /** Node's error code when known (`ECONNREFUSED`, `ECONNRESET`, ...). */
-  readonly code: string | undefined;
+  /**
+   * The network's error code when known (`ECONNREFUSED`, `ECONNRESET`, ...), not an A2A error
+   * code (those are on {@link A2AError}).
+   */
+  readonly networkCode: string | undefined;
   /** HTTP status when the failure is an HTTP-level one without an A2A body (502, 503...). */
   readonly status: number | undefined;
-  constructor(message: string, options: { cause?: unknown; code?: string; status?: number } = {}) {
+  constructor(message: string, options: { cause?: unknown; networkCode?: string; status?: number } = {}) {
     super(message, { cause: options.cause });
-    this.code = options.code;
+    this.networkCode = options.networkCode;
     this.status = options.status;
   }
 }
@@ -94,7 +97,7 @@ export class A2AInterfacesUnreachableError extends A2ATransportError {
         .join('; ')}`,
       {
         cause: last,
-        code: last instanceof A2ATransportError ? last.code : networkCode(last),
+        networkCode: last instanceof A2ATransportError ? last.networkCode : networkCode(last),
         status: last instanceof A2ATransportError ? last.status : undefined,
       },
     );

@@ -74,7 +74,10 @@ export function toRestError(err: unknown, contentTypeHint?: string): RestErrorRe
 
 // ---- decoding ----------------------------------------------------------------------------
 
-/** What a `details` / `data` array says, read tolerantly. */
+/**
+ * What a `details` / `data` array says, read tolerantly.
+ * @internal
+ */
 export interface DecodedDetails {
   /** `ErrorInfo.reason` in the A2A domain (or with no domain), if any. */
   reason?: string;
@@ -88,7 +91,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Reads ErrorInfo and BadRequest out of a details array; ignores anything else. */
+/**
+ * Reads ErrorInfo and BadRequest out of a details array; ignores anything else.
+ * @internal
+ */
 export function readErrorDetails(details: unknown): DecodedDetails {
   const out: DecodedDetails = { metadata: {}, violations: [] };
   if (!Array.isArray(details)) return out;

@@ -3,3 +3,4 @@ export * from './table.js';
 export * from './a2a-error.js';
 export * from './codec.js';
 export * from './validation.js';
+export * from './config-errors.js';

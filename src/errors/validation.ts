@@ -46,6 +46,7 @@ export function invalidParams(violations: readonly SchemaViolation[]): InvalidPa
 /**
  * Like {@link checkWireObject}, returning the canonical object.
  * @throws InvalidAgentResponseError naming each bad path when the object is unusable.
+ * @internal
  */
 export function parseWireObject<K extends WireObjectName>(name: K, json: unknown): WireObjectMap[K] {
   const result = checkWireObject(name, json);

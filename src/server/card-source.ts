@@ -3,6 +3,7 @@
  * `publicUrl` or the listen address, else the request's own), serves it with its validators,
  * and completes an extended card from the public one.
  */
+import { A2AConfigError } from '../errors/config-errors.js';
 import type { AgentCard } from '../model/schema.js';
 import {
   buildAgentCard,
@@ -41,10 +42,16 @@ export class CardSource {
       try {
         parsed = new URL(publicUrl);
       } catch {
-        throw new Error(`publicUrl ${JSON.stringify(publicUrl)} is not an absolute URL`);
+        throw new A2AConfigError(
+          'A2A_CONFIG_INVALID_OPTION',
+          `publicUrl ${JSON.stringify(publicUrl)} is not an absolute URL`,
+        );
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        throw new Error(`publicUrl must be http: or https:, not ${parsed.protocol}`);
+        throw new A2AConfigError(
+          'A2A_CONFIG_INVALID_OPTION',
+          `publicUrl must be http: or https:, not ${parsed.protocol}`,
+        );
       }
       this.fixedBase = publicUrl.replace(/\/+$/, '');
     }

@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BODY_LIMIT } from '../bindings/http/http-body.js';
+import { A2AConfigError } from '../errors/config-errors.js';
 import type { AgentCard } from '../model/schema.js';
 import type { ServerCallContext } from '../core/context.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
@@ -66,7 +67,8 @@ function createDefaultHandler(
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
 ): RequestHandler {
   if (typeof options.store === 'string' && options.store !== 'memory') {
-    throw new Error(
+    throw new A2AConfigError(
+      'A2A_CONFIG_INVALID_OPTION',
       `store ${JSON.stringify(options.store)} is not supported here: use 'memory' or a TaskStore`,
     );
   }

@@ -38,15 +38,26 @@ export type {
 } from '../core/executor.js';
 export { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from '../core/stores/memory/task-store.js';
-export type { TaskStore } from '../core/stores/task-store.js';
+// What a store or event-bus author implements against.
+export type {
+  IdempotencyKey,
+  IdempotencyRecord,
+  IdempotencyRecordFacts,
+  InterruptedTaskRef,
+  ListPosition,
+  StoredTask,
+  TaskPage,
+  TaskQuery,
+  TaskScope,
+  TaskStore,
+} from '../core/stores/task-store.js';
+export { TaskVersionConflictError } from '../core/stores/task-store.js';
 export { TaskTooLargeError } from '../core/task-size.js';
-export type { PushConfigStore } from '../core/stores/push-config-store.js';
-export type { EventBus } from '../core/event-bus/event-bus.js';
+export type { PushConfigPage, PushConfigStore } from '../core/stores/push-config-store.js';
+export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';
 export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';
-export { GrpcBinding, DEFAULT_MAX_MESSAGE_BYTES } from '../bindings/grpc/server.js';
-export type { GrpcBindingOptions } from '../bindings/grpc/server.js';
 export * from '../errors/index.js';
 export {
   HeaderMap,
@@ -75,7 +86,6 @@ export {
   constantTimeEqual,
   readTlsConfig,
   httpsServerOptions,
-  grpcServerCredentials,
 } from './auth/index.js';
 export type {
   AuthRequest,

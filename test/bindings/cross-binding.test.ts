@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import { GrpcTransport } from '../../src/bindings/grpc/client.js';
 import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
-import { encodeMessage } from '../../src/bindings/grpc/wire.js';
+import { encodeMessage } from '../../src/bindings/grpc/encode.js';
 import type { SendMessageRequest } from '../../src/model/schema.js';
 import { createA2AServer, type A2AServer } from '../../src/server/index.js';
 import type { AgentExecutor } from '../../src/core/executor.js';

@@ -261,7 +261,7 @@ describe('bad responses', () => {
     });
     await assert.rejects(
       c.getTask('t'),
-      (e: unknown) => e instanceof A2ATransportError && e.code === 'ECONNREFUSED',
+      (e: unknown) => e instanceof A2ATransportError && e.networkCode === 'ECONNREFUSED',
     );
   });
 });

@@ -260,7 +260,7 @@ describe('fallback and extended card against our server', () => {
       await assert.rejects(c.send({ text: 'hi' }), (e: unknown) => {
         assert.ok(e instanceof A2ATransportError);
         assert.ok(!(e instanceof A2AInterfacesUnreachableError));
-        assert.equal(e.code, 'ECONNREFUSED');
+        assert.equal(e.networkCode, 'ECONNREFUSED');
         return true;
       });
       assert.equal(c.binding, 'JSONRPC');

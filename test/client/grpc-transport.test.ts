@@ -17,7 +17,8 @@ import {
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
-import { asBuffer, encodeMessage, encodeStatusDetails } from '../../src/bindings/grpc/wire.js';
+import { asBuffer, encodeMessage } from '../../src/bindings/grpc/encode.js';
+import { encodeStatusDetails } from '../../src/bindings/grpc/status.js';
 import { createTransport } from '../../src/client/binding-selection.js';
 import { A2AClient } from '../../src/client/client.js';
 import { A2ATimeoutError, A2ATransportError } from '../../src/errors/client-errors.js';
@@ -126,14 +127,14 @@ describe('gRPC client: idle timeout and error classes', () => {
       try {
         await assert.rejects(c.getTask('t1'), (e: unknown) => {
           assert.ok(e instanceof A2ATransportError, `${binding}: ${String(e)}`);
-          assert.equal(e.code, 'ECONNREFUSED', binding);
+          assert.equal(e.networkCode, 'ECONNREFUSED', binding);
           return true;
         });
         await assert.rejects(
           (async () => {
             for await (const _ of c.subscribeToTask('t1')) void _;
           })(),
-          (e: unknown) => e instanceof A2ATransportError && e.code === 'ECONNREFUSED',
+          (e: unknown) => e instanceof A2ATransportError && e.networkCode === 'ECONNREFUSED',
           binding,
         );
       } finally {

@@ -27,7 +27,7 @@ const flaky = (n: number) => {
   const interceptor: ClientInterceptor = (next) => (call) => {
     attempts.push(call.method);
     if (attempts.filter((m) => m === call.method).length <= n) {
-      return Promise.reject(new A2ATransportError('refused', { code: 'ECONNREFUSED' }));
+      return Promise.reject(new A2ATransportError('refused', { networkCode: 'ECONNREFUSED' }));
     }
     return next(call);
   };

@@ -13,7 +13,7 @@ import { JsonRpcTransport } from '../../src/bindings/jsonrpc/client.js';
 import { RestTransport } from '../../src/bindings/rest/client.js';
 import { GrpcTransport } from '../../src/bindings/grpc/client.js';
 import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
-import { asBuffer, encodeMessage } from '../../src/bindings/grpc/wire.js';
+import { asBuffer, encodeMessage } from '../../src/bindings/grpc/encode.js';
 import { A2AInvalidResponseError } from '../../src/errors/client-errors.js';
 import type { Transport } from '../../src/bindings/transport.js';
 import type { StreamResponse } from '../../src/model/schema.js';

@@ -8,7 +8,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createA2AServer, type A2AServerOptions } from '../../src/server/index.js';
+import { A2AConfigError, createA2AServer, type A2AServerOptions } from '../../src/server/index.js';
 import { DefaultRequestHandler } from '../../src/core/handler/default-handler.js';
 import type { StreamResponse } from '../../src/model/schema.js';
 import {
@@ -125,6 +125,30 @@ describe('startup validation', () => {
     assert.throws(
       () => createA2AServer({ agent: testExecutor, card: TEST_CARD, publicUrl: 'not a url' }),
       /publicUrl/,
+    );
+  });
+
+  test('configuration errors carry stable codes', () => {
+    const codeOf = (make: () => unknown): string | undefined => {
+      try {
+        make();
+      } catch (error) {
+        assert.ok(error instanceof A2AConfigError, String(error));
+        return error.code;
+      }
+      assert.fail('expected a configuration error');
+    };
+    assert.equal(
+      codeOf(() => createA2AServer({ agent: testExecutor, card: TEST_CARD, publicUrl: 'ftp://x' })),
+      'A2A_CONFIG_INVALID_OPTION',
+    );
+    assert.equal(
+      codeOf(() => createA2AServer({ agent: testExecutor, card: TEST_CARD, store: 'sqlite' as 'memory' })),
+      'A2A_CONFIG_INVALID_OPTION',
+    );
+    assert.equal(
+      codeOf(() => createA2AServer({ agent: testExecutor, card: { ...TEST_CARD, skills: [] } })),
+      'A2A_CONFIG_INVALID_CARD',
     );
   });
 });

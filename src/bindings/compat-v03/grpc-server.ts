@@ -117,7 +117,10 @@ function configNameOf(name: unknown): { taskId: string; id: string } {
 }
 
 /** A grpc-js call as the bindings' request view (metadata as headers, no body). */
-function metadataRequest(call: GrpcCallView, signal: AbortSignal | undefined): HttpRequest {
+function metadataRequest(
+  call: GrpcCallView & { readonly metadata: Metadata },
+  signal: AbortSignal | undefined,
+): HttpRequest {
   const metadata = call.metadata;
   const values = (name: string): string[] => metadata.get(name).map(String);
   return {

@@ -1,11 +1,11 @@
 /** The {@link AuthRequest} of a grpc-js server call: metadata as headers, the TLS client certificate. */
-import type { Metadata } from '@grpc/grpc-js';
 import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
 import { createAuthRequest, peerCertificateFromNode, type AuthRequest } from '../auth-request.js';
 
 /** The parts of a grpc-js server call (unary or streaming) that authentication reads. */
 export interface GrpcCallView {
-  readonly metadata: Metadata;
+  /** The call's metadata; a grpc-js `Metadata` fits (typed here so gRPC stays an optional peer). */
+  readonly metadata: { toJSON(): Record<string, (string | Buffer)[]> };
   getPath(): string;
   getAuthContext?(): { transportSecurityType?: string; sslPeerCertificate?: NodePeerCertificate };
 }
@@ -27,7 +27,7 @@ export function authRequestFromGrpc(call: GrpcCallView, authority = 'grpc'): Aut
   return createAuthRequest({
     method: 'POST',
     url,
-    headers: call.metadata.toJSON() as Record<string, (string | Buffer)[]>,
+    headers: call.metadata.toJSON(),
     ...(peer ? { peerCertificate: peer } : {}),
   });
 }

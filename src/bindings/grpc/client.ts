@@ -21,7 +21,9 @@ import type { CallOptions, Transport } from '../transport.js';
 import { decodeStream } from '../stream-guard.js';
 import { A2ATimeoutError, A2ATransportError } from '../../errors/client-errors.js';
 import { GRPC_METHODS, type GrpcMethod } from './service.js';
-import { asBuffer, decodeMessage, encodeFast, fillRequired, fromGrpcError, isServiceError } from './wire.js';
+import { decodeMessage, fillRequired } from './decode.js';
+import { asBuffer, encodeFast } from './encode.js';
+import { fromGrpcError, isServiceError } from './status.js';
 
 /** Options of {@link GrpcTransport}. */
 export interface GrpcTransportOptions {
@@ -90,7 +92,7 @@ function channelFailure(
         : undefined);
   return new A2ATransportError(
     `gRPC ${method} to ${address} failed: ${code ? `${code} (${details})` : details}`,
-    { cause: err, code },
+    { cause: err, networkCode: code },
   );
 }
 

@@ -31,7 +31,8 @@ import { securityHeadersFor } from '../http/security-headers.js';
 import { principalOf, type Authenticate } from '../auth-request.js';
 import { authRequestFromGrpc } from './auth-request.js';
 import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
-import { encodeFast, toGrpcStatus } from './wire.js';
+import { encodeFast } from './encode.js';
+import { toGrpcStatus } from './status.js';
 
 /** Default largest message accepted or sent: 4 MiB (the gRPC default). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

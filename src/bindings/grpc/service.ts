@@ -8,7 +8,8 @@ import type { DescMessage } from '@bufbuild/protobuf';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import type { A2AMethod } from '../../model/operations.js';
 import { A2AService } from './gen/lf/a2a/v1/a2a_pb.js';
-import { asBuffer, decodeMessage } from './wire.js';
+import { decodeMessage } from './decode.js';
+import { asBuffer } from './encode.js';
 
 /** `lf.a2a.v1.A2AService`. */
 export const A2A_SERVICE_NAME = A2AService.typeName;

@@ -80,7 +80,7 @@ export async function sendHttp(
     const code = networkCode(error);
     throw new A2ATransportError(
       `${call.method} ${url} failed: ${code ?? (error instanceof Error ? error.message : String(error))}`,
-      { cause: error, code },
+      { cause: error, networkCode: code },
     );
   }
 }
@@ -102,7 +102,7 @@ export async function readText(
     const code = networkCode(error);
     throw new A2ATransportError(`reading the response of ${url} failed: ${code ?? String(error)}`, {
       cause: error,
-      code,
+      networkCode: code,
     });
   } finally {
     done();

@@ -53,7 +53,7 @@ export async function* readSseData(
                 ? error
                 : new A2ATransportError(`stream broke: ${describe(error)}`, {
                     cause: error,
-                    code: networkCode(error),
+                    networkCode: networkCode(error),
                   }),
             ),
         );

@@ -10,4 +10,4 @@ export * from './mtls.js';
 export * from './requirements.js';
 export { securityHeadersFor } from '../../bindings/http/security-headers.js';
 export { authRequestFromGrpc, type GrpcCallView } from './grpc-request.js';
-export { readTlsConfig, httpsServerOptions, grpcServerCredentials, type TlsConfig } from './tls.js';
+export { readTlsConfig, httpsServerOptions, type TlsConfig } from './tls.js';

@@ -1,11 +1,10 @@
 /**
  * TLS listener settings from configuration (`--tls-cert F --tls-key F [--tls-client-ca F]`):
- * node:https options and grpc-js server credentials, both requesting a client certificate
- * when a client CA is given (mutual TLS).
+ * node:https options requesting a client certificate when a client CA is given (mutual TLS).
+ * The gRPC listener's credentials come from `grpcServerCredentials` of `a2a-kit/grpc`.
  */
 import { readFileSync } from 'node:fs';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
-import { ServerCredentials } from '@grpc/grpc-js';
 
 /** PEM material of a TLS listener. */
 export interface TlsConfig {
@@ -44,17 +43,4 @@ export function httpsServerOptions(config: TlsConfig): HttpsServerOptions {
     minVersion: config.minVersion ?? 'TLSv1.2',
     ...(config.clientCa ? { ca: config.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
   };
-}
-
-/**
- * grpc-js server credentials. With a client CA, grpc-js requires and verifies the client
- * certificate during the handshake (it cannot defer the decision like HTTPS).
- */
-export function grpcServerCredentials(config: TlsConfig): ServerCredentials {
-  const pair = { private_key: Buffer.from(config.key), cert_chain: Buffer.from(config.cert) };
-  return ServerCredentials.createSsl(
-    config.clientCa ? Buffer.from(config.clientCa) : null,
-    [pair],
-    config.clientCa !== undefined,
-  );
 }

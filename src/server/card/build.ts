@@ -3,6 +3,7 @@
  * server really enables, and refuses a card that is invalid or would lie (SRV-CARD-2..7, N4).
  */
 import { PROTOCOL_VERSION } from '../../model/operations.js';
+import { A2AConfigError } from '../../errors/config-errors.js';
 import {
   AgentCard as AgentCardSchema,
   type AgentCard,
@@ -124,10 +125,10 @@ export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): Agent
 const checkCard = compile(AgentCardSchema);
 
 /** Thrown by {@link validateAgentCard}: the message lists every problem. */
-export class InvalidAgentCardError extends Error {
+export class InvalidAgentCardError extends A2AConfigError {
+  declare readonly code: 'A2A_CONFIG_INVALID_CARD';
   constructor(readonly problems: string[]) {
-    super(`Invalid agent card: ${problems.join('; ')}`);
-    this.name = 'InvalidAgentCardError';
+    super('A2A_CONFIG_INVALID_CARD', `Invalid agent card: ${problems.join('; ')}`);
   }
 }
 

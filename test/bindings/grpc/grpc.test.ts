@@ -11,7 +11,8 @@ import { GrpcBinding } from '../../../src/bindings/grpc/server.js';
 import { GrpcTransport } from '../../../src/bindings/grpc/client.js';
 import { A2ATransportError } from '../../../src/errors/client-errors.js';
 import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
-import { encodeMessage, STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/wire.js';
+import { encodeMessage } from '../../../src/bindings/grpc/encode.js';
+import { STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/status.js';
 import { StatusSchema } from '../../../src/bindings/grpc/gen/google/rpc/status_pb.js';
 import {
   BadRequestSchema,
@@ -508,7 +509,7 @@ describe('gRPC binding limits and required extensions', () => {
         (e: unknown) => e,
       );
       assert.ok(err instanceof A2ATransportError, String(err));
-      assert.equal(err.code, 'ECONNREFUSED');
+      assert.equal(err.networkCode, 'ECONNREFUSED');
     } finally {
       await transport.close();
     }
@@ -516,8 +517,9 @@ describe('gRPC binding limits and required extensions', () => {
 });
 
 describe('GrpcBinding mounted on your own grpc-js server', () => {
-  test('addTo() serves A2A next to the owner’s bind and shutdown (exported from a2a-kit/server)', async (t) => {
-    const { GrpcBinding: Exported, createA2AServer } = await import('../../../src/server/index.js');
+  test('addTo() serves A2A next to the owner’s bind and shutdown (exported from a2a-kit/grpc)', async (t) => {
+    const { GrpcBinding: Exported } = await import('../../../src/bindings/grpc/index.js');
+    const { createA2AServer } = await import('../../../src/server/index.js');
     const { Server, ServerCredentials } = await import('@grpc/grpc-js');
     const a2a = createA2AServer({
       agent: bindingTestAgent(),

@@ -9,14 +9,9 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from '../../../src/bindings/grpc/gen/lf/a2a/v1/a2a_pb.js';
-import {
-  decodeMessage,
-  encodeFast,
-  encodeMessage,
-  fillRequired,
-  fromGrpcError,
-  toGrpcStatus,
-} from '../../../src/bindings/grpc/wire.js';
+import { decodeMessage, fillRequired } from '../../../src/bindings/grpc/decode.js';
+import { encodeFast, encodeMessage } from '../../../src/bindings/grpc/encode.js';
+import { fromGrpcError, toGrpcStatus } from '../../../src/bindings/grpc/status.js';
 import {
   InternalError,
   InvalidParamsError,

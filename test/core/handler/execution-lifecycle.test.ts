@@ -12,7 +12,7 @@ import { InvalidAgentResponseError, UnsupportedOperationError } from '../../../s
 import { TaskState } from '../../../src/model/enums.js';
 import type { Task } from '../../../src/model/schema.js';
 import { GRPC_METHODS } from '../../../src/bindings/grpc/service.js';
-import { encodeMessage } from '../../../src/bindings/grpc/wire.js';
+import { encodeMessage } from '../../../src/bindings/grpc/encode.js';
 import { createA2AServer } from '../../../src/server/index.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../../src/core/executor.js';
 import { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';

@@ -13,10 +13,10 @@ import {
   createApiKeyAuthenticator,
   createMutualTlsAuthenticator,
   createSecurityGate,
-  grpcServerCredentials,
   type AuthOutcome,
   type SecurityGate,
 } from '../../../src/server/auth/index.js';
+import { grpcServerCredentials } from '../../../src/bindings/grpc/credentials.js';
 import { hasOpenssl, makePki } from '../../support/pki.js';
 
 const raw = (b: Buffer) => b;
