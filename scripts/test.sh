@@ -8,4 +8,7 @@ if [ -f scripts/services.sh ]; then
   source scripts/services.sh
 fi
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find test -name '*.test.ts' | sort); fi
-exec node --import tsx --test --test-concurrency=2 "${files[@]}"
+# Not exec: the EXIT trap of services.sh stops the services afterwards; the runner's code is kept.
+status=0
+node --import tsx --test --test-concurrency=2 "${files[@]}" || status=$?
+exit "$status"

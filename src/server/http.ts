@@ -32,7 +32,8 @@ import { CardResource } from './card/serve.js';
 import type { ServerCallContext } from './context.js';
 import type { AgentExecutor } from './executor.js';
 import { DefaultRequestHandler, type RequestHandler } from './request-handler.js';
-import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
+import { MemoryPushConfigStore } from './stores/memory.js';
+import { openStores, type OpenedStores, type StoreSpec } from './stores/open.js';
 import type { TaskStore } from './stores/task-store.js';
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */
@@ -53,8 +54,13 @@ export interface A2AServerOptions {
    */
   extendedCard?:
     ExtendedCardConfig | ((ctx: ServerCallContext) => ExtendedCardConfig | Promise<ExtendedCardConfig>);
-  /** Where tasks live. @default 'memory' */
-  store?: 'memory' | TaskStore;
+  /**
+   * Where tasks (and push configs) live: `'memory'`, `'sqlite:<path>'` (one file, created
+   * when missing), a `postgres://` URL (shared by replicas), or a TaskStore. A store named by
+   * text is opened here and closed by `close()`; `listen()` fails with the reason when it
+   * cannot be used. @default 'memory'
+   */
+  store?: StoreSpec | TaskStore;
   /** Offer SendStreamingMessage and SubscribeToTask. @default true */
   streaming?: boolean;
   /** Offer push notifications. @default false */
@@ -135,19 +141,14 @@ function createDefaultHandler(
   card: () => AgentCard,
   options: A2AServerOptions,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
+  stores: OpenedStores | undefined,
 ): RequestHandler {
-  if (typeof options.store === 'string' && options.store !== 'memory') {
-    throw new Error(
-      `store ${JSON.stringify(options.store)} is not supported here: use 'memory' or a TaskStore`,
-    );
-  }
   return new DefaultRequestHandler({
     executor: typeof options.agent === 'function' ? { execute: options.agent } : options.agent,
     card,
     ...(extendedCard ? { extendedCard } : {}),
-    taskStore:
-      options.store === undefined || options.store === 'memory' ? new MemoryTaskStore() : options.store,
-    pushConfigStore: new MemoryPushConfigStore(),
+    taskStore: stores ? stores.taskStore : (options.store as TaskStore),
+    pushConfigStore: stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
@@ -309,6 +310,8 @@ class A2AHttpServer implements A2AServer {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  /** The stores opened from a `store` text option (closed with the server). */
+  private readonly stores: OpenedStores | undefined;
 
   constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
@@ -336,7 +339,12 @@ class A2AHttpServer implements A2AServer {
     if (extendedCard !== undefined && typeof extendedCard !== 'function') {
       validateAgentCard(completeExtendedCard(extendedCard, card()));
     }
-    this.handler = options.handler ? options.handler(card) : createDefaultHandler(card, options, extended);
+    if (!options.handler && typeof options.store !== 'object') {
+      this.stores = openStores(options.store ?? 'memory');
+    }
+    this.handler = options.handler
+      ? options.handler(card)
+      : createDefaultHandler(card, options, extended, this.stores);
     const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const onError =
       options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
@@ -458,6 +466,7 @@ class A2AHttpServer implements A2AServer {
   async listen(port = 41241, host?: string): Promise<ListenInfo> {
     if (this.server) throw new Error('The server is already listening');
     if (this.closing) throw new Error('The server is closed');
+    if (this.stores) await this.stores.ready;
     const server = createServer(this.nodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -503,6 +512,7 @@ class A2AHttpServer implements A2AServer {
     await this.grpc?.close();
     server?.closeAllConnections();
     await closed;
+    await this.stores?.close();
   }
 
   private waitIdle(ms: number): Promise<void> {

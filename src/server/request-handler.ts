@@ -45,6 +45,7 @@ import { messageData, messageText, type AgentExecutor, type RequestContext } fro
 import { checkInputModes } from './input-modes.js';
 import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
+import { PAGE_TOKEN_SECRET_NAME } from './stores/sql/shared.js';
 import type { PushConfigStore } from './stores/push-config-store.js';
 import type {
   IdempotencyKey,
@@ -119,7 +120,8 @@ export interface DefaultRequestHandlerOptions {
   eventBus?: EventBus;
   /**
    * Key that signs ListTasks page tokens. Give every replica the same one.
-   * @default 32 random bytes per handler (tokens do not survive a restart)
+   * @default the store's own secret when it keeps one (`getOrCreateSecret`: SQLite, PostgreSQL),
+   * else 32 random bytes per handler (tokens do not survive a restart)
    */
   pageTokenSecret?: string | Uint8Array;
   /**
@@ -293,7 +295,9 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #pushStore: PushConfigStore;
   readonly #bus: EventBus;
   readonly #manager: TaskManager;
-  readonly #cursors: ListCursorCodec;
+  /** Signs page tokens; undefined until the store's secret was read (see #cursorCodec). */
+  #cursors: ListCursorCodec | undefined;
+  #cursorsLoading: Promise<ListCursorCodec> | undefined;
   /** Running executions by tenant, then task id (an array while several run at once). */
   readonly #executions = new Map<string, Map<string, Execution | Execution[]>>();
   /** SendMessages in progress by idempotency key, for duplicates arriving meanwhile. */
@@ -321,7 +325,24 @@ export class DefaultRequestHandler implements RequestHandler {
         }
       },
     });
-    this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    // Without an operator's secret, a store that keeps one gives every replica (and the next
+    // start) the same key; otherwise this handler makes a random one.
+    if (options.pageTokenSecret !== undefined || !this.#store.getOrCreateSecret) {
+      this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    }
+  }
+
+  /** The page-token codec, reading the store's secret on first use (retried after a failure). */
+  #cursorCodec(): ListCursorCodec | Promise<ListCursorCodec> {
+    if (this.#cursors) return this.#cursors;
+    this.#cursorsLoading ??= this.#store.getOrCreateSecret!(PAGE_TOKEN_SECRET_NAME).then(
+      (secret) => (this.#cursors = new ListCursorCodec(secret)),
+      (error: unknown) => {
+        this.#cursorsLoading = undefined;
+        throw error;
+      },
+    );
+    return this.#cursorsLoading;
   }
 
   /** The TaskManager (for push delivery and tools that need to observe tasks). */
@@ -714,9 +735,10 @@ export class DefaultRequestHandler implements RequestHandler {
       status,
       statusTimeAtOrAfterMs: after,
     };
+    const cursors = this.#cursors ?? (await this.#cursorCodec());
     let position: ListPosition | undefined;
     if (request.pageToken) {
-      position = this.#cursors.decode(binding, request.pageToken);
+      position = cursors.decode(binding, request.pageToken);
       if (!position) {
         throw invalidParam('pageToken', 'is not a page token issued for this caller and these filters');
       }
@@ -741,7 +763,7 @@ export class DefaultRequestHandler implements RequestHandler {
       tasks,
       nextPageToken:
         page.hasMore && last
-          ? this.#cursors.encode(binding, { statusTimeMs: last.statusTimeMs, id: last.task.id })
+          ? cursors.encode(binding, { statusTimeMs: last.statusTimeMs, id: last.task.id })
           : '',
       pageSize,
       totalSize: page.totalSize,

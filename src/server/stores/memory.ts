@@ -7,8 +7,9 @@
  * a database row: V8 keeps such a string at one byte per character, several times denser
  * than the object graph. Reading a packed task parses it into a fresh object.
  */
+import { randomBytes } from 'node:crypto';
 import { formatTimestamp } from '../../model/timestamp.js';
-import { isInterruptedState, type TaskState } from '../../model/enums.js';
+import { isInterruptedState, isTerminalState, type TaskState } from '../../model/enums.js';
 import type { TaskPushNotificationConfig } from '../../model/schema.js';
 import type { PushConfigPage, PushConfigStore } from './push-config-store.js';
 import {
@@ -307,6 +308,30 @@ export class MemoryTaskStore implements TaskStore {
     }
     found.sort((a, b) => a.statusTimeMs - b.statusTimeMs);
     return Promise.resolve(found);
+  }
+
+  /** Secrets of this store (one per name, random, for as long as the process runs). */
+  readonly #secrets = new Map<string, Uint8Array>();
+
+  getOrCreateSecret(name: string): Promise<Uint8Array> {
+    let secret = this.#secrets.get(name);
+    if (!secret) {
+      secret = new Uint8Array(randomBytes(32));
+      this.#secrets.set(name, secret);
+    }
+    return Promise.resolve(secret);
+  }
+
+  purgeTerminalBefore(cutoffMs: number): Promise<number> {
+    let removed = 0;
+    for (const owners of this.#scopes.values()) {
+      for (const tasks of owners.values()) {
+        for (const [id, row] of tasks) {
+          if (row.statusTimeMs < cutoffMs && isTerminalState(rowState(row)) && tasks.delete(id)) removed++;
+        }
+      }
+    }
+    return Promise.resolve(removed);
   }
 
   #leaf(key: IdempotencyKey, create: boolean): IdempotencyLeaf | undefined {

@@ -116,4 +116,17 @@ export interface TaskStore {
   listInterrupted?(): Promise<InterruptedTaskRef[]>;
   /** Releases resources (connections). */
   close?(): Promise<void>;
+  /**
+   * Retention: deletes every task in a terminal state whose `status.timestamp` is before
+   * `cutoffMs` (epoch ms), with its push configs when the store keeps them too, and returns
+   * how many tasks were deleted. Optional; nothing is deleted unless an operator asks.
+   */
+  purgeTerminalBefore?(cutoffMs: number): Promise<number>;
+  /**
+   * The secret named `name`, made of 32 random bytes the first time it is asked for and the
+   * same ever after, on every replica that shares the store (ListTasks page tokens use it, so
+   * they survive a restart and work on any replica). Optional: without it each handler makes
+   * its own random key.
+   */
+  getOrCreateSecret?(name: string): Promise<Uint8Array>;
 }

@@ -1,0 +1,90 @@
+/**
+ * Opens the stores named by a store option: `memory`, `sqlite:<path>` or a `postgres://` (or
+ * `postgresql://`) URL. The task store and the push-config store share one file or one pool.
+ */
+import { MemoryPushConfigStore, MemoryTaskStore } from './memory.js';
+import { PostgresDatabase, type PostgresOptions } from './postgres/database.js';
+import { PostgresPushConfigStore } from './postgres/push-config-store.js';
+import { PostgresTaskStore } from './postgres/task-store.js';
+import type { PushConfigStore } from './push-config-store.js';
+import { SqliteDatabase, type SqliteOptions } from './sqlite/database.js';
+import { SqlitePushConfigStore } from './sqlite/push-config-store.js';
+import { SqliteTaskStore } from './sqlite/task-store.js';
+import type { TaskStore } from './task-store.js';
+
+/** A store option as text: `memory`, `sqlite:<path>`, `postgres://...`. */
+export type StoreSpec = 'memory' | `sqlite:${string}` | `postgres://${string}` | `postgresql://${string}`;
+
+/** The stores of one server. */
+export interface OpenedStores {
+  readonly taskStore: TaskStore;
+  readonly pushConfigStore: PushConfigStore;
+  /** Settles once the stores can be used (PostgreSQL connects and migrates); rejects with the reason. */
+  readonly ready: Promise<void>;
+  /** Closes both stores (commits queued writes, ends the pool). */
+  close(): Promise<void>;
+}
+
+/** Options for the stores {@link openStores} makes. */
+export interface OpenStoresOptions {
+  sqlite?: SqliteOptions;
+  postgres?: Omit<PostgresOptions, 'connectionString'>;
+}
+
+/** True when `spec` is one {@link openStores} accepts. */
+export function isStoreSpec(spec: string): spec is StoreSpec {
+  return (
+    spec === 'memory' ||
+    (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) ||
+    spec.startsWith('postgres://') ||
+    spec.startsWith('postgresql://')
+  );
+}
+
+/**
+ * Opens the stores `spec` names. SQLite opens (and migrates) at once and throws on a corrupt,
+ * locked or too new file; PostgreSQL connects in the background and reports through `ready`.
+ */
+export function openStores(spec: string, options: OpenStoresOptions = {}): OpenedStores {
+  if (spec === 'memory') {
+    return {
+      taskStore: new MemoryTaskStore(),
+      pushConfigStore: new MemoryPushConfigStore(),
+      ready: Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+  }
+  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) {
+    const database = SqliteDatabase.open(spec.slice('sqlite:'.length), options.sqlite);
+    const taskStore = new SqliteTaskStore(database);
+    const pushConfigStore = new SqlitePushConfigStore(database);
+    database.release();
+    return {
+      taskStore,
+      pushConfigStore,
+      ready: Promise.resolve(),
+      close: async () => {
+        await pushConfigStore.close();
+        await taskStore.close();
+      },
+    };
+  }
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
+    const database = PostgresDatabase.create({ ...options.postgres, connectionString: spec });
+    const taskStore = new PostgresTaskStore(database);
+    const pushConfigStore = new PostgresPushConfigStore(database);
+    void database.release();
+    return {
+      taskStore,
+      pushConfigStore,
+      ready: database.ready,
+      close: async () => {
+        await pushConfigStore.close();
+        await taskStore.close();
+      },
+    };
+  }
+  throw new Error(
+    `store ${JSON.stringify(spec)} is not supported: use 'memory', 'sqlite:<path>' or a postgres:// URL`,
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * The SQLite schema as numbered migrations: migration n brings a file from version n-1 to n.
+ * Never edit a released migration; add the next one.
+ */
+import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL } from '../sql/shared.js';
+
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  // 1: tasks, idempotency records, push configs.
+  `
+  CREATE TABLE IF NOT EXISTS a2a_schema_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+  );
+  CREATE TABLE a2a_tasks (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    id TEXT NOT NULL,
+    context_id TEXT,
+    state TEXT NOT NULL,
+    status_time_ms INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    doc TEXT NOT NULL,
+    PRIMARY KEY (tenant, owner, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX a2a_tasks_list ON a2a_tasks (tenant, owner, status_time_ms, id);
+  CREATE INDEX a2a_tasks_context ON a2a_tasks (tenant, owner, context_id, status_time_ms, id);
+  CREATE INDEX a2a_tasks_state ON a2a_tasks (tenant, owner, state, status_time_ms, id);
+  CREATE TABLE a2a_idempotency (
+    tenant TEXT NOT NULL,
+    principal TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    record TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (tenant, principal, message_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE a2a_push_configs (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    PRIMARY KEY (tenant, owner, task_id, id)
+  ) WITHOUT ROWID;
+  `,
+  // 2: the page-token secret; partial indexes for the interrupted-task timer and retention.
+  `
+  CREATE TABLE a2a_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX a2a_tasks_interrupted ON a2a_tasks (status_time_ms) WHERE state IN (${INTERRUPTED_STATE_SQL});
+  CREATE INDEX a2a_tasks_terminal ON a2a_tasks (status_time_ms) WHERE state IN (${TERMINAL_STATE_SQL});
+  CREATE INDEX a2a_idempotency_created ON a2a_idempotency (created_ms);
+  `,
+];
