@@ -17,7 +17,8 @@ import {
   type TaskScope,
   type TaskStore,
 } from '../task-store.js';
-import { isTransient, PostgresDatabase, toNumber } from './database.js';
+import type { PostgresDatabase } from './database.js';
+import { isTransient, toNumber } from './database.js';
 
 interface TaskRow {
   id: string;
