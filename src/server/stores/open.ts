@@ -1,6 +1,6 @@
 /**
  * Opens the stores named by a store option: `memory`, `sqlite:<path>` or a `postgres://` (or
- * `postgresql://`) URL. The task store and the push-config store share one file or one pool.
+ * `postgresql://`) URL, where `?schema=<name>` puts the tables in that PostgreSQL schema. The task store and the push-config store share one file or one pool.
  */
 import { MemoryPushConfigStore, MemoryTaskStore } from './memory.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres/database.js';
@@ -70,7 +70,12 @@ export function openStores(spec: string, options: OpenStoresOptions = {}): Opene
     };
   }
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
-    const database = PostgresDatabase.create({ ...options.postgres, connectionString: spec });
+    const { connectionString, schema } = splitSchema(spec);
+    const database = PostgresDatabase.create({
+      ...options.postgres,
+      connectionString,
+      ...(schema !== undefined ? { schema } : {}),
+    });
     const taskStore = new PostgresTaskStore(database);
     const pushConfigStore = new PostgresPushConfigStore(database);
     void database.release();
@@ -87,4 +92,13 @@ export function openStores(spec: string, options: OpenStoresOptions = {}): Opene
   throw new Error(
     `store ${JSON.stringify(spec)} is not supported: use 'memory', 'sqlite:<path>' or a postgres:// URL`,
   );
+}
+
+/** `postgres://.../db?schema=name`: the URL without `schema`, and the schema it names. */
+function splitSchema(spec: string): { connectionString: string; schema: string | undefined } {
+  const url = new URL(spec);
+  const schema = url.searchParams.get('schema');
+  if (schema === null) return { connectionString: spec, schema: undefined };
+  url.searchParams.delete('schema');
+  return { connectionString: url.toString(), schema };
 }
