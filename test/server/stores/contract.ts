@@ -205,6 +205,26 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal((await taskStore.list({ tenant: 'nobody', owner: 'alice', limit: 10 })).totalSize, 0);
     });
 
+    test('totalSize follows state changes and retention', async (t) => {
+      const { taskStore } = await open(t, factory);
+      for (let i = 0; i < 6; i++) await taskStore.save(record(`s${i}`, i), 0);
+      const total = async (status?: TaskState): Promise<number> =>
+        (await taskStore.list({ ...ALICE, limit: 1, ...(status ? { status } : {}) })).totalSize;
+      await taskStore.save(record('s0', 10, { version: 2, state: TaskState.INPUT_REQUIRED }), 1);
+      await taskStore.save(record('s0', 11, { version: 3 }), 2);
+      await taskStore.save(record('s1', 12, { version: 2, state: TaskState.COMPLETED }), 1);
+      await taskStore.save(record('s2', 13, { version: 2, state: TaskState.COMPLETED }), 1);
+      await taskStore.save(record('s3', 14, { version: 2 }), 1);
+      assert.equal(await total(), 6);
+      assert.equal(await total(TaskState.WORKING), 4);
+      assert.equal(await total(TaskState.COMPLETED), 2);
+      assert.equal(await total(TaskState.INPUT_REQUIRED), 0);
+      assert.equal(await taskStore.purgeTerminalBefore!(13), 1);
+      assert.equal(await total(), 5);
+      assert.equal(await total(TaskState.COMPLETED), 1);
+      assert.equal((await taskStore.list({ ...ALICE, limit: 1, statusTimeAtOrAfterMs: 12 })).totalSize, 2);
+    });
+
     test('cursor pages under concurrent inserts and updates: every untouched task once, none twice', async (t) => {
       const { taskStore } = await open(t, factory);
       const count = 240;

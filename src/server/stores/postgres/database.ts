@@ -55,8 +55,9 @@ export function isTransient(error: unknown): boolean {
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }
 
+/** A retry's pause; keeps the process alive (a statement is still owed to its caller). */
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Where a URL points, without its password (for error messages). */

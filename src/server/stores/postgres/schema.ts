@@ -47,4 +47,43 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     value bytea NOT NULL
   );
   `,
+  // 2: task counts per scope and state, kept by a trigger, so ListTasks' totalSize without a
+  // context or time filter reads a few rows instead of counting every task of the caller.
+  // The trigger locks the two count rows of a state change in state-name order, so two
+  // opposite changes (WORKING -> INPUT_REQUIRED and back) cannot deadlock on them.
+  `
+  CREATE TABLE a2a_task_counts (
+    tenant text COLLATE "C" NOT NULL,
+    owner text COLLATE "C" NOT NULL,
+    state text COLLATE "C" NOT NULL,
+    n bigint NOT NULL,
+    PRIMARY KEY (tenant, owner, state)
+  );
+  CREATE FUNCTION a2a_task_count_add(t text, o text, s text, d integer) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (t, o, s, d)
+    ON CONFLICT (tenant, owner, state) DO UPDATE SET n = a2a_task_counts.n + d
+  $$;
+  CREATE FUNCTION a2a_task_count() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      PERFORM a2a_task_count_add(NEW.tenant, NEW.owner, NEW.state, 1);
+    ELSIF TG_OP = 'DELETE' THEN
+      PERFORM a2a_task_count_add(OLD.tenant, OLD.owner, OLD.state, -1);
+    ELSIF OLD.state < NEW.state THEN
+      PERFORM a2a_task_count_add(OLD.tenant, OLD.owner, OLD.state, -1);
+      PERFORM a2a_task_count_add(NEW.tenant, NEW.owner, NEW.state, 1);
+    ELSE
+      PERFORM a2a_task_count_add(NEW.tenant, NEW.owner, NEW.state, 1);
+      PERFORM a2a_task_count_add(OLD.tenant, OLD.owner, OLD.state, -1);
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER a2a_tasks_count AFTER INSERT OR DELETE ON a2a_tasks
+    FOR EACH ROW EXECUTE FUNCTION a2a_task_count();
+  CREATE TRIGGER a2a_tasks_count_state AFTER UPDATE OF state ON a2a_tasks
+    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION a2a_task_count();
+  INSERT INTO a2a_task_counts (tenant, owner, state, n)
+    SELECT tenant, owner, state, count(*) FROM a2a_tasks GROUP BY tenant, owner, state;
+  `,
 ];

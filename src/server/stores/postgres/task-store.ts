@@ -109,10 +109,7 @@ export class PostgresTaskStore implements TaskStore {
          ORDER BY status_time_ms DESC, id DESC LIMIT ${limitParam}`,
         [...sql.pageParams, query.limit + 1],
       ),
-      this.database.query<{ n: string }>(
-        `SELECT count(*) AS n FROM a2a_tasks WHERE ${sql.filterWhere}`,
-        sql.filterParams,
-      ),
+      this.database.query<{ n: string }>(sql.countSql, sql.filterParams),
     ]);
     const rows = page.rows;
     const hasMore = rows.length > query.limit;

@@ -25,6 +25,8 @@ export interface ListSql {
   /** Filters only (for totalSize). */
   readonly filterWhere: string;
   readonly filterParams: unknown[];
+  /** The statement giving totalSize (parameters: filterParams), one row with column `n`. */
+  readonly countSql: string;
   /** Filters plus the keyset position (for the page). */
   readonly pageWhere: string;
   readonly pageParams: unknown[];
@@ -56,7 +58,12 @@ export function listSql(query: TaskQuery, placeholder: Placeholder): ListSql {
     params.push(query.after.statusTimeMs, query.after.id);
     clauses.push(`(status_time_ms, id) < (${placeholder(params.length - 1)}, ${placeholder(params.length)})`);
   }
-  return { filterWhere, filterParams, pageWhere: clauses.join(' AND '), pageParams: params };
+  // Without a context or time filter the count comes from a2a_task_counts (kept by triggers).
+  const countsOnly = query.contextId === undefined && query.statusTimeAtOrAfterMs === undefined;
+  const countSql = countsOnly
+    ? `SELECT coalesce(sum(n), 0) AS n FROM a2a_task_counts WHERE ${filterWhere}`
+    : `SELECT count(*) AS n FROM a2a_tasks WHERE ${filterWhere}`;
+  return { filterWhere, filterParams, countSql, pageWhere: clauses.join(' AND '), pageParams: params };
 }
 
 /** A stored task from its row. */

@@ -53,4 +53,29 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX a2a_tasks_terminal ON a2a_tasks (status_time_ms) WHERE state IN (${TERMINAL_STATE_SQL});
   CREATE INDEX a2a_idempotency_created ON a2a_idempotency (created_ms);
   `,
+  // 3: task counts per scope and state, kept by triggers, so ListTasks' totalSize without a
+  // context or time filter reads a few rows instead of counting every task of the caller.
+  `
+  CREATE TABLE a2a_task_counts (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    state TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (tenant, owner, state)
+  ) WITHOUT ROWID;
+  INSERT INTO a2a_task_counts (tenant, owner, state, n)
+    SELECT tenant, owner, state, count(*) FROM a2a_tasks GROUP BY tenant, owner, state;
+  CREATE TRIGGER a2a_tasks_count_insert AFTER INSERT ON a2a_tasks BEGIN
+    INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (NEW.tenant, NEW.owner, NEW.state, 1)
+      ON CONFLICT (tenant, owner, state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER a2a_tasks_count_update AFTER UPDATE OF state ON a2a_tasks WHEN OLD.state <> NEW.state BEGIN
+    UPDATE a2a_task_counts SET n = n - 1 WHERE tenant = OLD.tenant AND owner = OLD.owner AND state = OLD.state;
+    INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (NEW.tenant, NEW.owner, NEW.state, 1)
+      ON CONFLICT (tenant, owner, state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER a2a_tasks_count_delete AFTER DELETE ON a2a_tasks BEGIN
+    UPDATE a2a_task_counts SET n = n - 1 WHERE tenant = OLD.tenant AND owner = OLD.owner AND state = OLD.state;
+  END;
+  `,
 ];

@@ -126,7 +126,7 @@ export class SqliteTaskStore implements TaskStore {
   list(query: TaskQuery): Promise<TaskPage> {
     try {
       const sql = listSql(query, () => '?');
-      const count = this.#statement(`SELECT count(*) AS n FROM a2a_tasks WHERE ${sql.filterWhere}`);
+      const count = this.#statement(sql.countSql);
       const page = this.#statement(
         `SELECT id, version, status_time_ms, doc FROM a2a_tasks WHERE ${sql.pageWhere}
          ORDER BY status_time_ms DESC, id DESC LIMIT ?`,
