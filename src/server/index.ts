@@ -32,6 +32,17 @@ export type {
 export { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
 export type { TaskStore } from './stores/task-store.js';
 export type { PushConfigStore } from './stores/push-config-store.js';
+export { openStores, isStoreSpec } from './stores/open.js';
+export type { OpenedStores, OpenStoresOptions, StoreSpec } from './stores/open.js';
+export { SqliteDatabase } from './stores/sqlite/database.js';
+export type { SqliteOptions } from './stores/sqlite/database.js';
+export { SqliteTaskStore } from './stores/sqlite/task-store.js';
+export { SqlitePushConfigStore } from './stores/sqlite/push-config-store.js';
+export { PostgresDatabase } from './stores/postgres/database.js';
+export type { PostgresOptions } from './stores/postgres/database.js';
+export { PostgresTaskStore } from './stores/postgres/task-store.js';
+export { PostgresPushConfigStore } from './stores/postgres/push-config-store.js';
+export { SchemaTooNewError, StoreOpenError } from './stores/sql/shared.js';
 export type { EventBus } from './event-bus/event-bus.js';
 export { InProcessEventBus } from './event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
