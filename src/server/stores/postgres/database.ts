@@ -55,6 +55,8 @@ export function isTransient(error: unknown): boolean {
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }
 
+function noop(): void {}
+
 /** A retry's pause; keeps the process alive (a statement is still owed to its caller). */
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,9 +73,35 @@ function describe(connectionString: string): string {
   }
 }
 
+/** One write for {@link PostgresDatabase.write}. */
+export interface BatchedWrite<T> {
+  readonly sql: string;
+  readonly params: unknown[];
+  /** The write's result from its statement's result (throws to fail this write alone). */
+  readonly done: (result: pg.QueryResult) => T;
+  /**
+   * Runs the write by itself, with retries. `mayHaveCommitted`: an earlier attempt's COMMIT
+   * was cut off, so it may already be in the database.
+   */
+  readonly alone: (mayHaveCommitted: boolean) => Promise<T>;
+}
+
+interface QueuedWrite {
+  readonly write: BatchedWrite<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Most writes in one transaction; more go to the next one (runs alongside on another connection). */
+const MAX_BATCH = 256;
+
 /** A pool on a database with the a2a-kit schema. */
 export class PostgresDatabase {
   #refs = 1;
+  #queue: QueuedWrite[] = [];
+  #scheduled = false;
+  /** Writes not yet settled. */
+  readonly #writes = new Set<Promise<void>>();
   #closing: Promise<void> | undefined;
   /** Settles once the schema is migrated; every statement waits for it. */
   readonly ready: Promise<void>;
@@ -183,6 +211,78 @@ export class PostgresDatabase {
     }
   }
 
+  /**
+   * Queues one write for the next batch and resolves with `done(result)` once its transaction
+   * committed. Writes queued in the same turn of the event loop (a task's events, and other
+   * tasks') share one transaction and so one commit (one WAL flush). When the batch fails as a
+   * whole, or is alone, each write runs by itself through `alone`, told whether an earlier
+   * attempt may have committed (the connection was lost during COMMIT) so it can read back
+   * before repeating anything.
+   */
+  write<T>(write: BatchedWrite<T>): Promise<T> {
+    if (this.#closing) return Promise.reject(new StoreOpenError(`PostgreSQL store ${this.where} is closed`));
+    const promise = new Promise<T>((resolve, reject) => {
+      this.#queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(this.#flush);
+      }
+    });
+    // Tracked until settled, so close() ends the pool only after every accepted write.
+    const settled = promise.then(noop, noop);
+    this.#writes.add(settled);
+    void settled.then(() => this.#writes.delete(settled));
+    return promise;
+  }
+
+  readonly #flush = (): void => {
+    this.#scheduled = false;
+    const batch = this.#queue.splice(0, MAX_BATCH);
+    if (this.#queue.length > 0) {
+      this.#scheduled = true;
+      setImmediate(this.#flush);
+    }
+    if (batch.length === 1) {
+      const only = batch[0]!;
+      only.write.alone(false).then(only.resolve, only.reject);
+    } else if (batch.length > 1) {
+      void this.#commitBatch(batch);
+    }
+  };
+
+  async #commitBatch(batch: QueuedWrite[]): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    let committing = false;
+    let results: pg.QueryResult[];
+    try {
+      if (!this.#isReady) await this.ready;
+      client = await this.pool.connect();
+      await client.query('BEGIN');
+      results = [];
+      for (const { write } of batch) results.push(await client.query(write.sql, write.params));
+      committing = true;
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      if (client) {
+        if (!committing) await client.query('ROLLBACK').catch(() => {});
+        client.release(isTransient(error) ? (error as Error) : undefined);
+      }
+      // One failing write (or a lost connection) must not fail the others: each runs alone.
+      const unknown = committing && isTransient(error);
+      for (const queued of batch) queued.write.alone(unknown).then(queued.resolve, queued.reject);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const queued = batch[i]!;
+      try {
+        queued.resolve(queued.write.done(results[i]!));
+      } catch (error) {
+        queued.reject(error);
+      }
+    }
+  }
+
   /** Runs `fn` in one transaction on one connection; no retry (the caller decides). */
   async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (!this.#isReady) await this.ready;
@@ -210,7 +310,10 @@ export class PostgresDatabase {
   release(): Promise<void> {
     if (--this.#refs > 0) return Promise.resolve();
     this.#closing ??= this.ready.then(
-      () => this.pool.end(),
+      async () => {
+        while (this.#writes.size > 0) await Promise.all([...this.#writes]);
+        await this.pool.end();
+      },
       () => {},
     );
     return this.#closing;

@@ -19,7 +19,7 @@ export class PostgresPushConfigStore implements PushConfigStore {
   ): Promise<TaskPushNotificationConfig> {
     const doc = JSON.stringify(config);
     // An upsert: safe to repeat after a lost connection.
-    await this.database.query(
+    await this.#write(
       `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, doc) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET doc = excluded.doc`,
       [scope.tenant, scope.owner, config.taskId, config.id, doc],
@@ -50,11 +50,11 @@ export class PostgresPushConfigStore implements PushConfigStore {
   }
 
   async delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
-    const result = await this.database.query(
+    const count = await this.#write(
       'DELETE FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4',
       [scope.tenant, scope.owner, taskId, id],
     );
-    return (result.rowCount ?? 0) > 0;
+    return count > 0;
   }
 
   async deleteAll(scope: TaskScope, taskId: string): Promise<void> {
@@ -62,6 +62,16 @@ export class PostgresPushConfigStore implements PushConfigStore {
       'DELETE FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3',
       [scope.tenant, scope.owner, taskId],
     );
+  }
+
+  /** A batched write that is safe to repeat; resolves with its row count. */
+  #write(sql: string, params: unknown[]): Promise<number> {
+    return this.database.write({
+      sql,
+      params,
+      done: (result) => result.rowCount ?? 0,
+      alone: async () => (await this.database.query(sql, params)).rowCount ?? 0,
+    });
   }
 
   async close(): Promise<void> {

@@ -54,50 +54,58 @@ export class PostgresTaskStore implements TaskStore {
       : undefined;
   }
 
-  async save(record: StoredTask, expectedVersion: number): Promise<void> {
+  save(record: StoredTask, expectedVersion: number): Promise<void> {
     const task = record.task;
-    if (record.version !== expectedVersion + 1) throw new TaskVersionConflictError(task.id);
+    if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
     const contextId = task.contextId ?? null;
     const state = task.status.state;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        if (attempt === 0) await this.database.ready;
-        const result =
-          expectedVersion === 0
-            ? await this.database.pool.query(INSERT_SQL, [
-                record.tenant,
-                record.owner,
-                task.id,
-                contextId,
-                state,
-                record.statusTimeMs,
-                record.version,
-                doc,
-              ])
-            : await this.database.pool.query(UPDATE_SQL, [
-                contextId,
-                state,
-                record.statusTimeMs,
-                record.version,
-                doc,
-                record.tenant,
-                record.owner,
-                task.id,
-                expectedVersion,
-              ]);
-        if (result.rowCount !== 1) throw new TaskVersionConflictError(task.id);
-        return;
-      } catch (error) {
-        if (!isTransient(error) || attempt >= this.database.retries) throw error;
-        // The connection was lost: the write may or may not have committed. Read the row back
-        // (with retries) and decide, so a repeated write never applies a change twice.
-        const now = await this.database.query<TaskRow>(GET_SQL, [record.tenant, record.owner, task.id]);
-        const row = now.rows[0];
-        if (row && row.version === record.version && row.doc === doc) return;
-        if ((row?.version ?? 0) !== expectedVersion) throw new TaskVersionConflictError(task.id);
-      }
-    }
+    const sql = expectedVersion === 0 ? INSERT_SQL : UPDATE_SQL;
+    const params =
+      expectedVersion === 0
+        ? [record.tenant, record.owner, task.id, contextId, state, record.statusTimeMs, record.version, doc]
+        : [
+            contextId,
+            state,
+            record.statusTimeMs,
+            record.version,
+            doc,
+            record.tenant,
+            record.owner,
+            task.id,
+            expectedVersion,
+          ];
+    const check = (result: { rowCount: number | null }): void => {
+      if (result.rowCount !== 1) throw new TaskVersionConflictError(task.id);
+    };
+    /** Our write is already in the row (it committed before the answer was lost). */
+    const landed = async (): Promise<'landed' | 'retry'> => {
+      const now = await this.database.query<TaskRow>(GET_SQL, [record.tenant, record.owner, task.id]);
+      const row = now.rows[0];
+      if (row && row.version === record.version && row.doc === doc) return 'landed';
+      if ((row?.version ?? 0) !== expectedVersion) throw new TaskVersionConflictError(task.id);
+      return 'retry';
+    };
+    return this.database.write({
+      sql,
+      params,
+      done: check,
+      alone: async (mayHaveCommitted) => {
+        if (mayHaveCommitted && (await landed()) === 'landed') return;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            if (attempt === 0) await this.database.ready;
+            check(await this.database.pool.query(sql, params));
+            return;
+          } catch (error) {
+            if (!isTransient(error) || attempt >= this.database.retries) throw error;
+            // The connection was lost: the write may or may not have committed. Read the row
+            // back (with retries) and decide, so a repeated write never applies a change twice.
+            if ((await landed()) === 'landed') return;
+          }
+        }
+      },
+    });
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {
@@ -148,13 +156,18 @@ export class PostgresTaskStore implements TaskStore {
     const json = JSON.stringify(record);
     const params = [key.tenant, key.principal, key.messageId];
     // A record removed between the insert and the read (a failed send) is claimed again.
+    const insertSql = `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
+      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`;
+    const insertParams = [...params, record.status, json, Date.now()];
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await this.database.query(
-        `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [...params, record.status, json, Date.now()],
-      );
-      if (inserted.rowCount === 1) return undefined;
+      // Repeating the insert is safe: a row left by a lost first try is recognised below.
+      const inserted = await this.database.write({
+        sql: insertSql,
+        params: insertParams,
+        done: (result) => result.rowCount,
+        alone: async () => (await this.database.query(insertSql, insertParams)).rowCount,
+      });
+      if (inserted === 1) return undefined;
       const existing = await this.database.query<{ record: string }>(
         'SELECT record FROM a2a_idempotency WHERE tenant = $1 AND principal = $2 AND message_id = $3',
         params,
@@ -169,18 +182,30 @@ export class PostgresTaskStore implements TaskStore {
   async setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
     const params = [key.tenant, key.principal, key.messageId];
     if (record === undefined) {
-      await this.database.query(
+      await this.#idempotentWrite(
         'DELETE FROM a2a_idempotency WHERE tenant = $1 AND principal = $2 AND message_id = $3',
         params,
       );
       return;
     }
-    await this.database.query(
+    await this.#idempotentWrite(
       `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (tenant, principal, message_id) DO UPDATE SET status = excluded.status, record = excluded.record`,
       [...params, record.status, JSON.stringify(record), Date.now()],
     );
+  }
+
+  /** A batched write that is safe to repeat as it is (an upsert or a delete). */
+  async #idempotentWrite(sql: string, params: unknown[]): Promise<void> {
+    await this.database.write({
+      sql,
+      params,
+      done: () => undefined,
+      alone: async () => {
+        await this.database.query(sql, params);
+      },
+    });
   }
 
   async purgeTerminalBefore(cutoffMs: number): Promise<number> {
