@@ -94,5 +94,8 @@ a2a_pg_start() {
 
 if [ -z "${A2A_TEST_POSTGRES_URL:-}" ]; then
   trap a2a_services_stop EXIT
+  # A signal ends the script through exit, so the EXIT trap stops the cluster then too.
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
   a2a_pg_start
 fi

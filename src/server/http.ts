@@ -149,6 +149,7 @@ function createDefaultHandler(
     ...(extendedCard ? { extendedCard } : {}),
     taskStore: stores ? stores.taskStore : (options.store as TaskStore),
     pushConfigStore: stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
+    ...(stores?.eventBus ? { eventBus: stores.eventBus } : {}),
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),

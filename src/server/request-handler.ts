@@ -579,8 +579,13 @@ export class DefaultRequestHandler implements RequestHandler {
       execution,
     );
     this.#addExecution(ctx.tenant, taskId, execution);
+    // A cancel handled by another replica (or anything else that cancels the task) reaches
+    // this agent through the bus.
+    const stopOnCancel = this.#bus.subscribe({ tenant: ctx.tenant, taskId }, (event) => {
+      if (event.state === TaskState.CANCELED) execution.abort(new TaskCanceledReason(taskId));
+    });
     this.#running++;
-    void this.#execute(context, sink, execution, ctx.tenant, taskId);
+    void this.#execute(context, sink, execution, ctx.tenant, taskId).finally(stopOnCancel);
     return sink;
   }
 

@@ -2,6 +2,8 @@
  * Opens the stores named by a store option: `memory`, `sqlite:<path>` or a `postgres://` (or
  * `postgresql://`) URL, where `?schema=<name>` puts the tables in that PostgreSQL schema. The task store and the push-config store share one file or one pool.
  */
+import type { EventBus } from '../event-bus/event-bus.js';
+import { PostgresEventBus } from '../event-bus/postgres.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './memory.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres/database.js';
 import { PostgresPushConfigStore } from './postgres/push-config-store.js';
@@ -19,6 +21,8 @@ export type StoreSpec = 'memory' | `sqlite:${string}` | `postgres://${string}` |
 export interface OpenedStores {
   readonly taskStore: TaskStore;
   readonly pushConfigStore: PushConfigStore;
+  /** The event bus that goes with the store, when it spans processes (PostgreSQL: LISTEN/NOTIFY). */
+  readonly eventBus?: EventBus;
   /** Settles once the stores can be used (PostgreSQL connects and migrates); rejects with the reason. */
   readonly ready: Promise<void>;
   /** Closes both stores (commits queued writes, ends the pool). */
@@ -78,12 +82,15 @@ export function openStores(spec: string, options: OpenStoresOptions = {}): Opene
     });
     const taskStore = new PostgresTaskStore(database);
     const pushConfigStore = new PostgresPushConfigStore(database);
+    const eventBus = new PostgresEventBus(database);
     void database.release();
     return {
       taskStore,
       pushConfigStore,
-      ready: database.ready,
+      eventBus,
+      ready: eventBus.ready,
       close: async () => {
+        await eventBus.close();
         await pushConfigStore.close();
         await taskStore.close();
       },

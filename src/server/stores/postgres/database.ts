@@ -300,6 +300,11 @@ export class PostgresDatabase {
     }
   }
 
+  /** A new, unpooled client with the pool's settings (for LISTEN, which holds a connection). */
+  newClient(): pg.Client {
+    return new pg.Client({ ...this.pool.options });
+  }
+
   /** One more store uses this pool. */
   retain(): this {
     this.#refs++;

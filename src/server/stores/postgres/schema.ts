@@ -86,4 +86,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   INSERT INTO a2a_task_counts (tenant, owner, state, n)
     SELECT tenant, owner, state, count(*) FROM a2a_tasks GROUP BY tenant, owner, state;
   `,
+  // 3: bodies of task events too large for a NOTIFY payload, fetched by seq (kept minutes).
+  `
+  CREATE TABLE a2a_events (
+    seq bigserial PRIMARY KEY,
+    created_ms bigint NOT NULL,
+    payload text NOT NULL
+  );
+  CREATE INDEX a2a_events_created ON a2a_events (created_ms);
+  `,
 ];
