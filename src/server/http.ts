@@ -31,6 +31,7 @@ import {
 import { CardResource } from './card/serve.js';
 import type { ServerCallContext } from './context.js';
 import type { AgentExecutor } from './executor.js';
+import type { RecoveryOptions } from './recovery.js';
 import { DefaultRequestHandler, type RequestHandler } from './request-handler.js';
 import { MemoryPushConfigStore } from './stores/memory.js';
 import { openStores, type OpenedStores, type StoreSpec } from './stores/open.js';
@@ -90,6 +91,11 @@ export interface A2AServerOptions {
    * @default 3600000 (one hour)
    */
   interruptedTimeoutMs?: number;
+  /**
+   * Crash recovery on SQLite and PostgreSQL: execution leases with a heartbeat; see
+   * `DefaultRequestHandlerOptions.recovery`. @default on, 30 s lease
+   */
+  recovery?: RecoveryOptions | false;
   /**
    * Advanced: build the RequestHandler yourself instead of the DefaultRequestHandler (`agent`,
    * `store` and `extendedCard` are then unused). Receives the public card.
@@ -153,6 +159,7 @@ function createDefaultHandler(
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
+    ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
   });
 }
 

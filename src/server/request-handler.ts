@@ -44,6 +44,8 @@ import { errorText, ExecutionSink } from './event-sink.js';
 import { messageData, messageText, type AgentExecutor, type RequestContext } from './executor.js';
 import { checkInputModes } from './input-modes.js';
 import { ListCursorCodec, type CursorBinding } from './list-cursor.js';
+import { ExecutionLeases, type RecoveryOptions } from './recovery.js';
+import { isLeaseStore } from './stores/leases.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from './stores/memory.js';
 import { PAGE_TOKEN_SECRET_NAME } from './stores/sql/shared.js';
 import type { PushConfigStore } from './stores/push-config-store.js';
@@ -135,6 +137,13 @@ export interface DefaultRequestHandlerOptions {
    * @example interruptedTimeoutMs: 15 * 60_000
    */
   interruptedTimeoutMs?: number;
+  /**
+   * Crash recovery with execution leases and a heartbeat, on stores that keep leases (SQLite,
+   * PostgreSQL): tasks left SUBMITTED or WORKING by a process that died are failed by the next
+   * start or another replica. `false` turns it off.
+   * @default on, with a 30 s lease
+   */
+  recovery?: RecoveryOptions | false;
 }
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -295,6 +304,8 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #pushStore: PushConfigStore;
   readonly #bus: EventBus;
   readonly #manager: TaskManager;
+  /** Leases of running executions (crash recovery), when the store keeps them. */
+  readonly #leases: ExecutionLeases | undefined;
   /** Signs page tokens; undefined until the store's secret was read (see #cursorCodec). */
   #cursors: ListCursorCodec | undefined;
   #cursorsLoading: Promise<ListCursorCodec> | undefined;
@@ -325,6 +336,10 @@ export class DefaultRequestHandler implements RequestHandler {
         }
       },
     });
+    if (options.recovery !== false && isLeaseStore(this.#store)) {
+      this.#leases = new ExecutionLeases(this.#store, this.#manager, options.recovery ?? {});
+      this.#leases.start();
+    }
     // Without an operator's secret, a store that keeps one gives every replica (and the next
     // start) the same key; otherwise this handler makes a random one.
     if (options.pageTokenSecret !== undefined || !this.#store.getOrCreateSecret) {
@@ -579,13 +594,18 @@ export class DefaultRequestHandler implements RequestHandler {
       execution,
     );
     this.#addExecution(ctx.tenant, taskId, execution);
-    // A cancel handled by another replica (or anything else that cancels the task) reaches
-    // this agent through the bus.
-    const stopOnCancel = this.#bus.subscribe({ tenant: ctx.tenant, taskId }, (event) => {
-      if (event.state === TaskState.CANCELED) execution.abort(new TaskCanceledReason(taskId));
-    });
+    // A cancel handled by another replica reaches this agent through the bus.
+    const stopOnCancel = this.#bus.spansProcesses
+      ? this.#bus.subscribe({ tenant: ctx.tenant, taskId }, (event) => {
+          if (event.state === TaskState.CANCELED) execution.abort(new TaskCanceledReason(taskId));
+        })
+      : undefined;
+    const releaseLease = this.#leases?.hold(ctx.tenant, ctx.principal.id, taskId);
     this.#running++;
-    void this.#execute(context, sink, execution, ctx.tenant, taskId).finally(stopOnCancel);
+    void this.#execute(context, sink, execution, ctx.tenant, taskId).finally(() => {
+      stopOnCancel?.();
+      releaseLease?.();
+    });
     return sink;
   }
 
@@ -1002,6 +1022,7 @@ export class DefaultRequestHandler implements RequestHandler {
       this.#drained = undefined;
       clearTimeout(timer);
     }
+    this.#leases?.close();
   }
 }
 

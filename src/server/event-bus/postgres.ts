@@ -63,6 +63,7 @@ export class PostgresEventBus implements EventBus {
   #bodiesWritten = 0;
   /** Settles once LISTEN is in place (or failed). */
   readonly ready: Promise<void>;
+  readonly spansProcesses = true;
 
   constructor(database: PostgresDatabase, options: PostgresEventBusOptions = {}) {
     this.#database = database;

@@ -52,7 +52,7 @@ describe('SqliteDatabase', () => {
       () => SqliteDatabase.open(path),
       (error: unknown) =>
         error instanceof SchemaTooNewError &&
-        /schema version 99, newer than the 3 this version of a2a-kit knows/.test(error.message),
+        /schema version 99, newer than the 4 this version of a2a-kit knows/.test(error.message),
     );
     const again = new Database(path);
     assert.equal(schemaVersionOf(again), 99);

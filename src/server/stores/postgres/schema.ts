@@ -95,4 +95,17 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX a2a_events_created ON a2a_events (created_ms);
   `,
+  // 4: leases of running executions (crash recovery).
+  `
+  CREATE TABLE a2a_leases (
+    tenant text COLLATE "C" NOT NULL,
+    owner text COLLATE "C" NOT NULL,
+    task_id text COLLATE "C" NOT NULL,
+    worker text COLLATE "C" NOT NULL,
+    until_ms bigint NOT NULL,
+    PRIMARY KEY (tenant, owner, task_id, worker)
+  );
+  CREATE INDEX a2a_leases_until ON a2a_leases (until_ms);
+  CREATE INDEX a2a_leases_worker ON a2a_leases (worker);
+  `,
 ];

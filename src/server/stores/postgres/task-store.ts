@@ -17,6 +17,7 @@ import {
   type TaskScope,
   type TaskStore,
 } from '../task-store.js';
+import type { LeaseRef, LeaseStore } from '../leases.js';
 import type { PostgresDatabase } from './database.js';
 import { isTransient, toNumber } from './database.js';
 
@@ -38,7 +39,7 @@ const UPDATE_SQL = `UPDATE a2a_tasks SET context_id = $1, state = $2, status_tim
   WHERE tenant = $6 AND owner = $7 AND id = $8 AND version = $9`;
 
 /** A {@link TaskStore} on PostgreSQL. */
-export class PostgresTaskStore implements TaskStore {
+export class PostgresTaskStore implements TaskStore, LeaseStore {
   #closed = false;
 
   /** A store on an open database (see {@link PostgresDatabase.open}); shares its pool. */
@@ -240,6 +241,54 @@ export class PostgresTaskStore implements TaskStore {
       [name],
     );
     return new Uint8Array(rows[0]!.value);
+  }
+
+  async acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
+    await this.#idempotentWrite(
+      `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+      [ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs],
+    );
+  }
+
+  async renewLeases(worker: string, untilMs: number): Promise<void> {
+    await this.#idempotentWrite('UPDATE a2a_leases SET until_ms = $1 WHERE worker = $2', [untilMs, worker]);
+  }
+
+  async releaseLease(ref: LeaseRef): Promise<void> {
+    await this.#idempotentWrite(
+      'DELETE FROM a2a_leases WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4',
+      [ref.tenant, ref.owner, ref.taskId, ref.worker],
+    );
+  }
+
+  async expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
+    const { rows } = await this.database.query<{
+      tenant: string;
+      owner: string;
+      task_id: string;
+      worker: string;
+    }>(
+      'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < $1 ORDER BY until_ms LIMIT $2',
+      [nowMs, limit],
+    );
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      owner: row.owner,
+      taskId: row.task_id,
+      worker: row.worker,
+    }));
+  }
+
+  async takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
+    // One statement: the expired lease is moved to `worker` only if it is still expired and
+    // still the old worker's (two replicas racing: one wins).
+    const { rowCount } = await this.database.query(
+      `UPDATE a2a_leases SET worker = $5, until_ms = $6
+       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4 AND until_ms < $7`,
+      [ref.tenant, ref.owner, ref.taskId, ref.worker, worker, untilMs, nowMs],
+    );
+    return rowCount === 1;
   }
 
   async close(): Promise<void> {

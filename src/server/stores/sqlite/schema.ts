@@ -78,4 +78,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     UPDATE a2a_task_counts SET n = n - 1 WHERE tenant = OLD.tenant AND owner = OLD.owner AND state = OLD.state;
   END;
   `,
+  // 4: leases of running executions (crash recovery).
+  `
+  CREATE TABLE a2a_leases (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    worker TEXT NOT NULL,
+    until_ms INTEGER NOT NULL,
+    PRIMARY KEY (tenant, owner, task_id, worker)
+  ) WITHOUT ROWID;
+  CREATE INDEX a2a_leases_until ON a2a_leases (until_ms);
+  CREATE INDEX a2a_leases_worker ON a2a_leases (worker);
+  `,
 ];

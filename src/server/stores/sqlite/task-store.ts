@@ -18,6 +18,7 @@ import {
   type TaskScope,
   type TaskStore,
 } from '../task-store.js';
+import type { LeaseRef, LeaseStore } from '../leases.js';
 import { SqliteDatabase, type SqliteOptions } from './database.js';
 
 interface TaskRow {
@@ -30,7 +31,7 @@ interface TaskRow {
 const PURGE_CHUNK = 500;
 
 /** A {@link TaskStore} in SQLite. */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore implements TaskStore, LeaseStore {
   readonly database: SqliteDatabase;
   readonly #get: Statement<[string, string, string], TaskRow>;
   readonly #insert: Statement;
@@ -240,6 +241,68 @@ export class SqliteTaskStore implements TaskStore {
       );
       const row = db.prepare('SELECT value FROM a2a_secrets WHERE name = ?').get(name) as { value: Buffer };
       return new Uint8Array(row.value);
+    });
+  }
+
+  acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
+    return this.database.write(() => {
+      this.database.db
+        .prepare(
+          `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+        )
+        .run(ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs);
+    });
+  }
+
+  renewLeases(worker: string, untilMs: number): Promise<void> {
+    return this.database.write(() => {
+      this.database.db.prepare('UPDATE a2a_leases SET until_ms = ? WHERE worker = ?').run(untilMs, worker);
+    });
+  }
+
+  releaseLease(ref: LeaseRef): Promise<void> {
+    return this.database.write(() => {
+      this.database.db
+        .prepare('DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ?')
+        .run(ref.tenant, ref.owner, ref.taskId, ref.worker);
+    });
+  }
+
+  expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
+    try {
+      const rows = this.database.db
+        .prepare(
+          'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < ? ORDER BY until_ms LIMIT ?',
+        )
+        .all(nowMs, limit) as { tenant: string; owner: string; task_id: string; worker: string }[];
+      return Promise.resolve(
+        rows.map((row) => ({
+          tenant: row.tenant,
+          owner: row.owner,
+          taskId: row.task_id,
+          worker: row.worker,
+        })),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
+    return this.database.write(() => {
+      const db = this.database.db;
+      const taken = db
+        .prepare(
+          `DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ? AND until_ms < ?`,
+        )
+        .run(ref.tenant, ref.owner, ref.taskId, ref.worker, nowMs).changes;
+      if (taken !== 1) return false;
+      db.prepare(
+        `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+      ).run(ref.tenant, ref.owner, ref.taskId, worker, untilMs);
+      return true;
     });
   }
 
