@@ -47,34 +47,27 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     value bytea NOT NULL
   );
   `,
-  // 2: task counts per scope and state, kept by a trigger, so ListTasks' totalSize without a
-  // context or time filter reads a few rows instead of counting every task of the caller.
-  // The trigger locks the two count rows of a state change in state-name order, so two
-  // opposite changes (WORKING -> INPUT_REQUIRED and back) cannot deadlock on them.
+  // 2: task counts per scope and state, so ListTasks' totalSize without a context or time
+  // filter sums a few rows instead of counting every task of the caller. The trigger only
+  // appends deltas (+1 / -1): inserts never wait for each other, so concurrent writers and
+  // replicas cannot deadlock on a hot count row. The store folds the deltas into one row per
+  // scope and state every few seconds (PostgresTaskStore.compactCounts).
   `
   CREATE TABLE a2a_task_counts (
+    seq bigserial PRIMARY KEY,
     tenant text COLLATE "C" NOT NULL,
     owner text COLLATE "C" NOT NULL,
     state text COLLATE "C" NOT NULL,
-    n bigint NOT NULL,
-    PRIMARY KEY (tenant, owner, state)
+    n bigint NOT NULL
   );
-  CREATE FUNCTION a2a_task_count_add(t text, o text, s text, d integer) RETURNS void LANGUAGE sql AS $$
-    INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (t, o, s, d)
-    ON CONFLICT (tenant, owner, state) DO UPDATE SET n = a2a_task_counts.n + d
-  $$;
+  CREATE INDEX a2a_task_counts_scope ON a2a_task_counts (tenant, owner, state);
   CREATE FUNCTION a2a_task_count() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF TG_OP = 'INSERT' THEN
-      PERFORM a2a_task_count_add(NEW.tenant, NEW.owner, NEW.state, 1);
-    ELSIF TG_OP = 'DELETE' THEN
-      PERFORM a2a_task_count_add(OLD.tenant, OLD.owner, OLD.state, -1);
-    ELSIF OLD.state < NEW.state THEN
-      PERFORM a2a_task_count_add(OLD.tenant, OLD.owner, OLD.state, -1);
-      PERFORM a2a_task_count_add(NEW.tenant, NEW.owner, NEW.state, 1);
-    ELSE
-      PERFORM a2a_task_count_add(NEW.tenant, NEW.owner, NEW.state, 1);
-      PERFORM a2a_task_count_add(OLD.tenant, OLD.owner, OLD.state, -1);
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+      INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (OLD.tenant, OLD.owner, OLD.state, -1);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+      INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (NEW.tenant, NEW.owner, NEW.state, 1);
     END IF;
     RETURN NULL;
   END

@@ -28,6 +28,11 @@ interface TaskRow {
   doc: string;
 }
 
+/** How often the count deltas are folded (see compactCounts). */
+const COMPACT_EVERY_MS = 2_000;
+/** Advisory lock key of the count compaction ("a2acount"). */
+const COMPACT_LOCK = '7003767450214166132';
+
 /** Tasks removed per retention statement. */
 const PURGE_CHUNK = 1000;
 
@@ -42,9 +47,37 @@ const UPDATE_SQL = `UPDATE a2a_tasks SET context_id = $1, state = $2, status_tim
 export class PostgresTaskStore implements TaskStore, LeaseStore {
   #closed = false;
 
+  #compactTimer: NodeJS.Timeout | undefined;
+  #compacting = false;
+
   /** A store on an open database (see {@link PostgresDatabase.open}); shares its pool. */
   constructor(readonly database: PostgresDatabase) {
     database.retain();
+    this.#compactTimer = setInterval(() => void this.compactCounts().catch(() => {}), COMPACT_EVERY_MS);
+    this.#compactTimer.unref();
+  }
+
+  /**
+   * Folds the count deltas written since the last run into one row per scope and state, so
+   * counting stays a few rows. One replica at a time (an advisory lock; the others skip).
+   */
+  async compactCounts(): Promise<void> {
+    if (this.#compacting || this.#closed) return;
+    this.#compacting = true;
+    try {
+      await this.database.query(
+        `WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS held),
+         gone AS (
+           DELETE FROM a2a_task_counts
+           WHERE (SELECT held FROM lock) AND seq <= (SELECT max(seq) FROM a2a_task_counts)
+           RETURNING tenant, owner, state, n)
+         INSERT INTO a2a_task_counts (tenant, owner, state, n)
+           SELECT tenant, owner, state, sum(n) FROM gone GROUP BY tenant, owner, state HAVING sum(n) <> 0`,
+        [COMPACT_LOCK],
+      );
+    } finally {
+      this.#compacting = false;
+    }
   }
 
   async get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
@@ -294,6 +327,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#compactTimer);
     await this.database.release();
   }
 }
