@@ -40,6 +40,9 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
   readonly #readClaim: Statement<[string, string, string], { record: string }>;
   readonly #upsertClaim: Statement;
   readonly #deleteClaim: Statement;
+  readonly #upsertLease: Statement;
+  readonly #renewLeases: Statement;
+  readonly #deleteLease: Statement;
   /** Prepared ListTasks statements by SQL text (at most 16 filter combinations, times 2). */
   readonly #listStatements = new Map<string, Statement>();
   #closed = false;
@@ -76,6 +79,14 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     );
     this.#deleteClaim = db.prepare(
       'DELETE FROM a2a_idempotency WHERE tenant = ? AND principal = ? AND message_id = ?',
+    );
+    this.#upsertLease = db.prepare(
+      `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+    );
+    this.#renewLeases = db.prepare('UPDATE a2a_leases SET until_ms = ? WHERE worker = ?');
+    this.#deleteLease = db.prepare(
+      'DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ?',
     );
   }
 
@@ -246,26 +257,19 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
     return this.database.write(() => {
-      this.database.db
-        .prepare(
-          `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
-        )
-        .run(ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs);
+      this.#upsertLease.run(ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs);
     });
   }
 
   renewLeases(worker: string, untilMs: number): Promise<void> {
     return this.database.write(() => {
-      this.database.db.prepare('UPDATE a2a_leases SET until_ms = ? WHERE worker = ?').run(untilMs, worker);
+      this.#renewLeases.run(untilMs, worker);
     });
   }
 
   releaseLease(ref: LeaseRef): Promise<void> {
     return this.database.write(() => {
-      this.database.db
-        .prepare('DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ?')
-        .run(ref.tenant, ref.owner, ref.taskId, ref.worker);
+      this.#deleteLease.run(ref.tenant, ref.owner, ref.taskId, ref.worker);
     });
   }
 
