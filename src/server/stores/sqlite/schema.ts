@@ -4,6 +4,9 @@
  */
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL } from '../sql/shared.js';
 
+// Tables holding documents (tasks, idempotency records) keep a rowid: SQLite advises against
+// WITHOUT ROWID for rows larger than a few hundred bytes, and the secondary indexes then point
+// at an 8-byte rowid instead of repeating the whole key.
 export const SQLITE_MIGRATIONS: readonly string[] = [
   // 1: tasks, idempotency records, push configs.
   `
@@ -21,7 +24,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     version INTEGER NOT NULL,
     doc TEXT NOT NULL,
     PRIMARY KEY (tenant, owner, id)
-  ) WITHOUT ROWID;
+  );
   CREATE INDEX a2a_tasks_list ON a2a_tasks (tenant, owner, status_time_ms, id);
   CREATE INDEX a2a_tasks_context ON a2a_tasks (tenant, owner, context_id, status_time_ms, id);
   CREATE INDEX a2a_tasks_state ON a2a_tasks (tenant, owner, state, status_time_ms, id);
@@ -33,7 +36,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     record TEXT NOT NULL,
     created_ms INTEGER NOT NULL,
     PRIMARY KEY (tenant, principal, message_id)
-  ) WITHOUT ROWID;
+  );
   CREATE TABLE a2a_push_configs (
     tenant TEXT NOT NULL,
     owner TEXT NOT NULL,
