@@ -13,14 +13,18 @@
  * Environment knobs: BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (5), BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (32; calls in flight for gRPC), BENCH_GRPC_CONNECTIONS (4 HTTP/2
  * connections), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
- * ids), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
+ * ids; the store ones are store-sqlite, store-postgres, list-sqlite, list-postgres),
+ * BENCH_LIST_TASKS (100000), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
  * with `node --import tsx bench/profile-summary.ts`).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { grpcLoad } from './grpc-load.js';
+import { measureList } from './list-tasks.js';
 import type { ChildMessage, ParentMessage } from './servers/child.js';
 import { sseLoad } from './sse-load.js';
 
@@ -31,6 +35,7 @@ const WARMUP_SECONDS = Number(env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const MEMORY_TASKS = Number(env.BENCH_MEMORY_TASKS ?? 10_000);
 const GRPC_CONNECTIONS = Number(env.BENCH_GRPC_CONNECTIONS ?? 4);
+const LIST_TASKS = Number(env.BENCH_LIST_TASKS ?? 100_000);
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : undefined;
 const PROFILE = env.BENCH_PROFILE === '1';
 const PROFILE_DIR = fileURLToPath(new URL('./profiles/', import.meta.url));
@@ -445,6 +450,73 @@ async function memoryScenario(name: ServerName): Promise<MemoryFigure> {
   }
 }
 
+// ---- stores -------------------------------------------------------------------------------
+
+/** One store scenario: SendMessage task on a durable store against the memory store, same run. */
+interface StoreFigure {
+  label: string;
+  store?: number;
+  memory?: number;
+  failures: number;
+  error?: string;
+}
+
+/** A store spec for a fresh server child, and how to remove its data afterwards. */
+function benchStore(kind: 'sqlite' | 'postgres'): { spec: string; cleanup: () => void } {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-bench-'));
+    return {
+      spec: `sqlite:${join(dir, 'a2a.sqlite')}`,
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const base = env.A2A_TEST_POSTGRES_URL;
+  if (!base)
+    throw new Error(`no PostgreSQL: ${env.A2A_TEST_POSTGRES_ERROR ?? 'A2A_TEST_POSTGRES_URL is not set'}`);
+  const url = new URL(base);
+  url.searchParams.set('schema', `bench_${process.pid}_${Date.now()}`);
+  // The schema is left in the throwaway cluster scripts/bench.sh starts (dropped with it).
+  return { spec: url.toString(), cleanup: () => {} };
+}
+
+async function storeScenario(kind: 'sqlite' | 'postgres'): Promise<StoreFigure> {
+  const label = `JSON-RPC SendMessage task, ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} store`;
+  let store: { spec: string; cleanup: () => void };
+  try {
+    store = benchStore(kind);
+  } catch (err) {
+    return { label, failures: 0, error: err instanceof Error ? err.message : String(err) };
+  }
+  const body = jsonRpcBody('SendMessage', 'task:hello');
+  const verify = (b: string): boolean => b.includes('TASK_STATE_COMPLETED');
+  const servers: BenchServer[] = [];
+  try {
+    const durable = await startServer('a2a-kit', { BENCH_KIT_STORE: store.spec });
+    servers.push(durable);
+    const memory = await startServer('a2a-kit');
+    servers.push(memory);
+    const url = (server: BenchServer): string => `${server.base}/a2a/jsonrpc`;
+    for (const server of servers) await cannon(url(server), body, WARMUP_SECONDS, verify);
+    const values = new Map<BenchServer, number[]>(servers.map((server) => [server, []]));
+    let failures = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+        const { value, failures: failed } = await cannon(url(server), body, ROUND_SECONDS, verify);
+        values.get(server)!.push(value);
+        if (server === durable) failures += failed;
+        const which = server === durable ? kind : 'memory';
+        process.stdout.write(`  round ${round + 1} ${which}: ${value.toFixed(0)} req/s\n`);
+      }
+    }
+    return { label, store: median(values.get(durable)!), memory: median(values.get(memory)!), failures };
+  } catch (err) {
+    return { label, failures: 0, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await Promise.all(servers.map(stopServer));
+    store.cleanup();
+  }
+}
+
 // ---- report -------------------------------------------------------------------------------
 
 function fmt(value: number | undefined, digits = 0): string {
@@ -568,6 +640,49 @@ async function main(): Promise<void> {
       ]);
     } finally {
       await Promise.all([...servers.values()].map(stopServer));
+    }
+  }
+
+  // Durable stores: SendMessage task against the memory store, and one ListTasks page at
+  // BENCH_LIST_TASKS stored tasks (in this process, through the handler).
+  for (const kind of ['sqlite', 'postgres'] as const) {
+    if (ONLY && !ONLY.has(`store-${kind}`)) continue;
+    process.stdout.write(`SendMessage task on ${kind} against memory\n`);
+    const figure = await storeScenario(kind);
+    if (figure.error) notes.push(`store-${kind}: ${figure.error}`);
+    else if (figure.failures) notes.push(`store-${kind}: ${figure.failures} failed requests`);
+    const ratio = figure.store !== undefined && figure.memory ? figure.store / figure.memory : undefined;
+    const minRatio = kind === 'sqlite' ? 0.6 : undefined;
+    rows.push([
+      `${figure.label} (req/s; SDK column: memory store)`,
+      fmt(figure.store),
+      fmt(figure.memory),
+      ratio === undefined ? 'n/a' : `${fmt(ratio, 2)}x`,
+      '',
+      minRatio === undefined ? 'report' : `>= ${minRatio}x memory`,
+      minRatio === undefined ? '' : ratio === undefined ? '?' : ratio >= minRatio ? 'yes' : 'NO',
+    ]);
+  }
+  for (const kind of ['sqlite', 'postgres'] as const) {
+    if (ONLY && !ONLY.has(`list-${kind}`)) continue;
+    process.stdout.write(`ListTasks one page at ${LIST_TASKS} tasks on ${kind}\n`);
+    try {
+      const figure = await measureList(kind);
+      const p50 = figure.firstPage.p50;
+      rows.push([
+        `ListTasks one page at ${fmt(LIST_TASKS)} tasks, ${kind} (ms p50 / p99)`,
+        `${fmt(p50, 2)} / ${fmt(figure.firstPage.p99, 2)}`,
+        '',
+        '',
+        '',
+        '< 5 ms',
+        p50 < 5 ? 'yes' : 'NO',
+      ]);
+      notes.push(
+        `list-${kind}: page 101 p50 ${fmt(figure.deepPage.p50, 2)} ms, status filter p50 ${fmt(figure.statusFilter.p50, 2)} ms`,
+      );
+    } catch (err) {
+      notes.push(`list-${kind}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

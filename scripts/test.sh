@@ -7,5 +7,11 @@ if [ -f scripts/services.sh ]; then
   # shellcheck source=/dev/null
   source scripts/services.sh
 fi
+# Servers a test starts without a store use memory, so test files running side by side never
+# share a SQLite file (tests of the default store set their own).
+export A2A_STORE="${A2A_STORE:-memory}"
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find test -name '*.test.ts' | sort); fi
-exec node --import tsx --test --test-concurrency=2 "${files[@]}"
+# Not exec: the EXIT trap of services.sh stops the services afterwards; the runner's code is kept.
+status=0
+node --import tsx --test --test-concurrency=2 "${files[@]}" || status=$?
+exit "$status"

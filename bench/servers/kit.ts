@@ -22,7 +22,8 @@ runChild(async () => {
   const server = createA2AServer({
     agent: benchExecutor,
     card: benchCard,
-    store: 'memory',
+    // BENCH_KIT_STORE: `sqlite:<path>` or a postgres:// URL for the store scenarios.
+    store: (process.env.BENCH_KIT_STORE ?? 'memory') as 'memory',
     grpc: { port: 0, host: '127.0.0.1' },
   });
   const { port, grpcPort } = await server.listen(0, '127.0.0.1');

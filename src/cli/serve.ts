@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
-import { createA2AServer } from '../server/http.js';
+import { createA2AServer, DEFAULT_STORE } from '../server/http.js';
+import { isStoreSpec } from '../core/stores/open.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -47,18 +48,25 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
     const names = Object.keys(builtInAgents).join(', ');
     throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);
   }
-  // Durable stores arrive with their own issue; refuse rather than silently use memory.
-  if (options.store !== 'memory') {
-    throw new Error(`unsupported store "${options.store}" (supported: memory)`);
+  if (!isStoreSpec(options.store)) {
+    throw new Error(
+      `unsupported store "${options.store}" (supported: memory, sqlite:<path>, postgres://user@host:port/db)`,
+    );
   }
   const server = createA2AServer({
     agent: agent.executor,
     card: agent.card,
-    store: 'memory',
+    store: options.store,
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   });
-  const listening = await server.listen(options.port, options.host);
+  let listening;
+  try {
+    listening = await server.listen(options.port, options.host);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   const url = listening.url.replace(/\/+$/, '');
   return {
     url,
@@ -118,7 +126,11 @@ export function registerServeCommand(program: Command): void {
     .option('-a, --agent <name>', `agent to run (${Object.keys(builtInAgents).join(', ')})`, 'echo')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', parsePort, DEFAULT_PORT)
     .option('-H, --host <host>', 'interface to listen on', DEFAULT_HOST)
-    .option('--store <store>', 'task store', 'memory')
+    .option(
+      '--store <store>',
+      'where tasks live: sqlite:<path>, memory or postgres://... (default: $A2A_STORE, else sqlite:./a2a-data/a2a.sqlite)',
+      process.env.A2A_STORE ?? DEFAULT_STORE,
+    )
     .option(
       '--grpc-port <port>',
       'also serve gRPC on this port (0 picks a free one), listed on the card as host:port',

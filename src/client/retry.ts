@@ -53,7 +53,9 @@ export function isRetryable(error: unknown): boolean {
   if (error instanceof A2AError) return error.code === 'Unavailable';
   if (error instanceof A2ATransportError) {
     if (error.status !== undefined) return [502, 503, 504].includes(error.status);
-    return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN'].includes(error.networkCode ?? '');
+    return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN'].includes(
+      error.networkCode ?? '',
+    );
   }
   return false;
 }

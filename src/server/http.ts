@@ -14,8 +14,9 @@ import type { ServerCallContext } from '../core/context.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
 import { DefaultRequestHandler } from '../core/handler/default-handler.js';
 import { interceptHandler } from '../core/handler/interceptor.js';
-import { MemoryTaskStore } from '../core/stores/memory/task-store.js';
 import { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
+import { isStoreSpec, openStores, type OpenedStores } from '../core/stores/open.js';
+import type { TaskStore } from '../core/stores/task-store.js';
 import { validateAgentCard } from './card/build.js';
 import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
@@ -60,28 +61,40 @@ interface GrpcHost {
   close(): Promise<void>;
 }
 
+/** Where tasks live when the `store` option is not given. */
+export const DEFAULT_STORE = 'sqlite:./a2a-data/a2a.sqlite';
+
+/** The store `options` names as text (the default included); undefined for a TaskStore. */
+function storeSpecOf(options: A2AServerOptions): string | undefined {
+  if (typeof options.store === 'object') return undefined;
+  const spec = options.store ?? process.env.A2A_STORE ?? DEFAULT_STORE;
+  if (!isStoreSpec(spec)) {
+    throw new A2AConfigError(
+      'A2A_CONFIG_INVALID_OPTION',
+      `store ${JSON.stringify(spec)} is not supported: use 'memory', 'sqlite:<path>', a postgres:// URL or a TaskStore`,
+    );
+  }
+  return spec;
+}
+
 /** The DefaultRequestHandler for `options` (when no `handler` is given). */
 function createDefaultHandler(
   card: () => AgentCard,
   options: A2AServerOptions,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
+  stores: OpenedStores | undefined,
 ): RequestHandler {
-  if (typeof options.store === 'string' && options.store !== 'memory') {
-    throw new A2AConfigError(
-      'A2A_CONFIG_INVALID_OPTION',
-      `store ${JSON.stringify(options.store)} is not supported here: use 'memory' or a TaskStore`,
-    );
-  }
   return new DefaultRequestHandler({
     executor: typeof options.agent === 'function' ? { execute: options.agent } : options.agent,
     card,
     ...(extendedCard ? { extendedCard } : {}),
-    taskStore:
-      options.store === undefined || options.store === 'memory' ? new MemoryTaskStore() : options.store,
-    pushConfigStore: new MemoryPushConfigStore(),
+    taskStore: stores ? stores.taskStore : (options.store as TaskStore),
+    pushConfigStore: stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
+    ...(stores?.eventBus ? { eventBus: stores.eventBus } : {}),
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
+    ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
     ...pickLimits(options.limits),
   });
 }
@@ -99,6 +112,8 @@ class A2AHttpServer implements A2AServer {
   private server: Server | undefined;
   private grpc: GrpcHost | undefined;
   private closing: Promise<void> | undefined;
+  /** The stores opened from a `store` text option (closed with the server). */
+  private readonly stores: OpenedStores | undefined;
 
   constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
@@ -127,7 +142,13 @@ class A2AHttpServer implements A2AServer {
     if (extendedCard !== undefined && typeof extendedCard !== 'function') {
       validateAgentCard(completeExtendedCard(extendedCard, card()));
     }
-    this.handler = options.handler ? options.handler(card) : createDefaultHandler(card, options, extended);
+    if (!options.handler) {
+      const spec = storeSpecOf(options);
+      if (spec !== undefined) this.stores = openStores(spec);
+    }
+    this.handler = options.handler
+      ? options.handler(card)
+      : createDefaultHandler(card, options, extended, this.stores);
     this.served = interceptHandler(this.handler, options.interceptors ?? []);
     this.onError = options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
     this.router = new A2ARouter(this.served, this.cards, {
@@ -151,6 +172,7 @@ class A2AHttpServer implements A2AServer {
   async listen(port = 41241, host?: string): Promise<ListenInfo> {
     if (this.server) throw new Error('The server is already listening');
     if (this.closing) throw new Error('The server is closed');
+    if (this.stores) await this.stores.ready;
     const server = createServer(this.nodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -207,6 +229,7 @@ class A2AHttpServer implements A2AServer {
     await this.grpc?.close();
     server?.closeAllConnections();
     await closed;
+    await this.stores?.close();
   }
 }
 

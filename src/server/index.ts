@@ -52,6 +52,19 @@ export type {
   TaskStore,
 } from '../core/stores/task-store.js';
 export { TaskVersionConflictError } from '../core/stores/task-store.js';
+export { openStores, isStoreSpec } from '../core/stores/open.js';
+export type { OpenedStores, OpenStoresOptions, StoreSpec } from '../core/stores/open.js';
+export { SqliteDatabase } from '../core/stores/sqlite/database.js';
+export type { SqliteOptions } from '../core/stores/sqlite/database.js';
+export { SqliteTaskStore } from '../core/stores/sqlite/task-store.js';
+export { SqlitePushConfigStore } from '../core/stores/sqlite/push-config-store.js';
+export { PostgresDatabase } from '../core/stores/postgres/database.js';
+export type { PostgresOptions } from '../core/stores/postgres/database.js';
+export { PostgresTaskStore } from '../core/stores/postgres/task-store.js';
+export { PostgresPushConfigStore } from '../core/stores/postgres/push-config-store.js';
+export { PostgresEventBus } from '../core/event-bus/postgres.js';
+export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
+export type { RecoveryOptions } from '../core/recovery.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigPage, PushConfigStore } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';

@@ -8,6 +8,8 @@ import type { ServerCallContext } from '../core/context.js';
 import type { AgentExecutor } from '../core/executor.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
 import type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
+import type { RecoveryOptions } from '../core/recovery.js';
+import type { StoreSpec } from '../core/stores/open.js';
 import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import type { TaskStore } from '../core/stores/task-store.js';
 import type { AgentCardConfig } from './card/build.js';
@@ -36,11 +38,22 @@ export interface A2AServerOptions {
   extendedCard?:
     ExtendedCardConfig | ((ctx: ServerCallContext) => ExtendedCardConfig | Promise<ExtendedCardConfig>);
   /**
-   * Where tasks live.
-   * @default 'memory'
-   * @example store: new MemoryTaskStore({ maxTasks: 10_000 })
+   * Where tasks and push configs live: `'sqlite:<path>'` (one file, created with its folder
+   * when missing; durable), `'memory'` (gone on restart), a `postgres://` URL (shared by
+   * replicas, with a LISTEN/NOTIFY event bus), or a TaskStore of your own. A store named by text
+   * is opened here and closed by `close()`; `listen()` fails with the reason when it cannot be
+   * used.
+   * @default the `A2A_STORE` environment variable, else `'sqlite:./a2a-data/a2a.sqlite'`
+   * @example store: 'postgres://a2a@db.internal/a2a'
    */
-  store?: 'memory' | TaskStore;
+  store?: StoreSpec | TaskStore;
+  /**
+   * Crash recovery on SQLite and PostgreSQL: each running execution holds a lease with a
+   * heartbeat, and tasks a dead process left SUBMITTED or WORKING are failed by the next start
+   * or another replica. See `DefaultRequestHandlerOptions.recovery`.
+   * @default on, with a 30 s lease
+   */
+  recovery?: RecoveryOptions | false;
   /**
    * Offer SendStreamingMessage and SubscribeToTask.
    * @default true

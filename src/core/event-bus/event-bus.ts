@@ -41,4 +41,9 @@ export interface EventBus {
   subscribe(topic: TaskTopic, listener: TaskEventListener): () => void;
   /** Releases resources. */
   close?(): Promise<void>;
+  /**
+   * True when events published by other processes (replicas) arrive here too; the handler
+   * then also listens for cancellations of the tasks it runs. Absent: this process only.
+   */
+  readonly spansProcesses?: boolean;
 }

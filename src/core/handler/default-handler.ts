@@ -28,6 +28,9 @@ import { DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_QUEUE_EVENTS } from '../even
 import { checkIdempotencyTtl } from '../idempotency.js';
 import { DEFAULT_INTERRUPTED_TIMEOUT_MS } from '../interrupted-timer.js';
 import { ListCursorCodec } from '../list-cursor.js';
+import { ExecutionLeases } from '../recovery.js';
+import { isLeaseStore } from '../stores/leases.js';
+import { PAGE_TOKEN_SECRET_NAME } from '../stores/sql/shared.js';
 import { MemoryPushConfigStore } from '../stores/memory/push-config-store.js';
 import { MemoryTaskStore } from '../stores/memory/task-store.js';
 import { TaskManager } from '../task-manager.js';
@@ -60,7 +63,9 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #deps: HandlerDependencies;
   readonly #extendedCard: DefaultRequestHandlerOptions['extendedCard'];
   readonly #extendedCardNeedsAuth: boolean;
-  readonly #cursors: ListCursorCodec;
+  /** Signs page tokens; undefined until the store's secret was read (see #cursorCodec). */
+  #cursors: ListCursorCodec | undefined;
+  #cursorsLoading: Promise<ListCursorCodec> | undefined;
   readonly #executions: Executions;
   readonly #streams: OpenStreams;
   readonly #settlements: Settlements;
@@ -89,9 +94,18 @@ export class DefaultRequestHandler implements RequestHandler {
       pushStore: options.pushConfigStore ?? new MemoryPushConfigStore(),
       bus,
       manager,
+      leases:
+        options.recovery !== false && isLeaseStore(store)
+          ? new ExecutionLeases(store, manager, options.recovery ?? {})
+          : undefined,
       closed: false,
     };
-    this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    this.#deps.leases?.start();
+    // Without an operator's secret, a store that keeps one gives every replica (and the next
+    // start) the same key; otherwise this handler makes a random one.
+    if (options.pageTokenSecret !== undefined || !store.getOrCreateSecret) {
+      this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    }
     const idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
     this.#executions = new Executions(this.#deps);
     this.#streams = new OpenStreams(this.#deps, {
@@ -132,8 +146,21 @@ export class DefaultRequestHandler implements RequestHandler {
     return getTask(this.#deps, request, ctx);
   }
 
-  listTasks(request: ListTasksRequest, ctx: ServerCallContext): Promise<ListTasksResponse> {
-    return listTasks(this.#deps.store, this.#cursors, request, ctx);
+  async listTasks(request: ListTasksRequest, ctx: ServerCallContext): Promise<ListTasksResponse> {
+    const cursors = this.#cursors ?? (await this.#cursorCodec());
+    return listTasks(this.#deps.store, cursors, request, ctx);
+  }
+
+  /** The page-token codec, reading the store's secret on first use (retried after a failure). */
+  #cursorCodec(): Promise<ListCursorCodec> {
+    this.#cursorsLoading ??= this.#deps.store.getOrCreateSecret!(PAGE_TOKEN_SECRET_NAME).then(
+      (secret) => (this.#cursors = new ListCursorCodec(secret)),
+      (error: unknown) => {
+        this.#cursorsLoading = undefined;
+        throw error;
+      },
+    );
+    return this.#cursorsLoading;
   }
 
   cancelTask(request: CancelTaskRequest, ctx: ServerCallContext): Promise<Task> {
@@ -191,5 +218,6 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#streams.endAll();
     this.#settlements.releaseAll();
     await this.#executions.drain();
+    this.#deps.leases?.close();
   }
 }

@@ -6,6 +6,7 @@ import type { AgentExecutor } from '../executor.js';
 import type { PushConfigStore } from '../stores/push-config-store.js';
 import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
 import type { TaskManager } from '../task-manager.js';
+import type { ExecutionLeases } from '../recovery.js';
 import { notFound } from './refusals.js';
 
 /** The parts of one DefaultRequestHandler, handed to each of its operations. */
@@ -17,6 +18,8 @@ export interface HandlerDependencies {
   readonly pushStore: PushConfigStore;
   readonly bus: EventBus;
   readonly manager: TaskManager;
+  /** Leases of running executions (crash recovery), when the store keeps them. */
+  readonly leases: ExecutionLeases | undefined;
   /** Set once close() began: new work is refused. */
   closed: boolean;
 }

@@ -12,6 +12,8 @@ import type { HandlerDependencies } from './dependencies.js';
 import type { Execution } from './execution.js';
 import { agentRequestContext } from './request-context.js';
 import { TaskTurns } from './turns.js';
+import { TaskCanceledReason } from './abort-reasons.js';
+import { TaskState } from '../../model/enums.js';
 
 /** How long close() waits for aborted executions to record their end. */
 const DRAIN_MS = 1000;
@@ -45,8 +47,22 @@ export class Executions {
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     });
     const context = agentRequestContext(clientMessage, existing, ctx, request, execution, this.deps.card());
+    // A cancel handled by another replica reaches this agent through the bus.
+    const bus = this.deps.bus;
+    const stopOnCancel = bus.spansProcesses
+      ? bus.subscribe({ tenant: ctx.tenant, taskId }, (event) => {
+          if (event.state === TaskState.CANCELED) execution.abort(new TaskCanceledReason(taskId));
+        })
+      : undefined;
+    const releaseLease = this.deps.leases?.hold(ctx.tenant, ctx.principal.id, taskId);
     this.#running++;
-    void this.#execute(context, sink, execution, ctx.tenant, taskId);
+    const running = this.#execute(context, sink, execution, ctx.tenant, taskId);
+    if (stopOnCancel || releaseLease) {
+      void running.finally(() => {
+        stopOnCancel?.();
+        releaseLease?.();
+      });
+    }
     return sink;
   }
 

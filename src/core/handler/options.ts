@@ -1,4 +1,5 @@
 /** The options of the DefaultRequestHandler. */
+import type { RecoveryOptions } from '../recovery.js';
 import type { AgentCard } from '../../model/schema.js';
 import type { ServerCallContext } from '../context.js';
 import type { EventBus } from '../event-bus/event-bus.js';
@@ -27,7 +28,8 @@ export interface DefaultRequestHandlerOptions {
   eventBus?: EventBus;
   /**
    * Key that signs ListTasks page tokens. Give every replica the same one.
-   * @default 32 random bytes per handler (tokens do not survive a restart)
+   * @default the store's own secret when it keeps one (`getOrCreateSecret`: SQLite, PostgreSQL,
+   * memory), else 32 random bytes per handler (tokens do not survive a restart)
    */
   pageTokenSecret?: string | Uint8Array;
   /**
@@ -66,4 +68,11 @@ export interface DefaultRequestHandlerOptions {
   maxStreamQueueEvents?: number;
   /** Most bytes (approximate) one stream holds unread; enforced like `maxStreamQueueEvents`. @default 16777216 (16 MiB) */
   maxStreamQueueBytes?: number;
+  /**
+   * Crash recovery with execution leases and a heartbeat, on stores that keep leases (SQLite,
+   * PostgreSQL): tasks left SUBMITTED or WORKING by a process that died are failed by the next
+   * start or another replica. `false` turns it off.
+   * @default on, with a 30 s lease
+   */
+  recovery?: RecoveryOptions | false;
 }

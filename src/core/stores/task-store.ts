@@ -143,14 +143,20 @@ export interface TaskStore {
    * this process runs are timed.
    */
   listInterrupted?(): Promise<InterruptedTaskRef[]>;
-  /**
-   * Retention: deletes every terminal task (COMPLETED, FAILED, CANCELED, REJECTED) whose
-   * `status.timestamp` is before the instant `beforeMs` (epoch ms), in every tenant, and
-   * returns how many were deleted. Optional; never called by the handler on its own (an
-   * operator or a scheduled job calls it). A SQL store answers it from an index on
-   * (state, status time).
-   */
-  purgeTerminal?(beforeMs: number): Promise<number>;
   /** Releases resources (connections). */
   close?(): Promise<void>;
+  /**
+   * Retention: deletes every terminal task (COMPLETED, FAILED, CANCELED, REJECTED) whose
+   * `status.timestamp` is before the instant `cutoffMs` (epoch ms), in every tenant, with its
+   * push configs when the store keeps them too, and returns how many were deleted. Optional;
+   * never called by the handler on its own (an operator or a scheduled job calls it).
+   */
+  purgeTerminalBefore?(cutoffMs: number): Promise<number>;
+  /**
+   * The secret named `name`, made of 32 random bytes the first time it is asked for and the
+   * same ever after, on every replica that shares the store (ListTasks page tokens use it, so
+   * they survive a restart and work on any replica). Optional: without it each handler makes
+   * its own random key.
+   */
+  getOrCreateSecret?(name: string): Promise<Uint8Array>;
 }

@@ -158,7 +158,7 @@ test('memory store retention: maxTasks drops the tasks that ended first; termina
   const fresh = (await sendAging(message('fresh', 'x'))).result!.task!.id;
   assert.equal(await aging.get(scope, old), undefined, 'old');
   assert.ok(await aging.get(scope, fresh), 'fresh');
-  assert.equal(await aging.purgeTerminal(Date.now() + 1), 1, 'purge');
+  assert.equal(await aging.purgeTerminalBefore(Date.now() + 1), 1, 'purge');
   assert.equal(aging.size, 0);
 });
 

@@ -7,6 +7,7 @@
  * a database row: V8 keeps such a string at one byte per character, several times denser
  * than the object graph. Reading a packed task parses it into a fresh object.
  */
+import { randomBytes } from 'node:crypto';
 import { UnavailableError } from '../../../errors/a2a-error.js';
 import { isInterruptedState, isTerminalState } from '../../../model/enums.js';
 import {
@@ -176,7 +177,19 @@ export class MemoryTaskStore implements TaskStore {
     }
   }
 
-  purgeTerminal(beforeMs: number): Promise<number> {
+  /** Secrets of this store (one per name, random, for as long as the process runs). */
+  readonly #secrets = new Map<string, Uint8Array>();
+
+  getOrCreateSecret(name: string): Promise<Uint8Array> {
+    let secret = this.#secrets.get(name);
+    if (!secret) {
+      secret = new Uint8Array(randomBytes(32));
+      this.#secrets.set(name, secret);
+    }
+    return Promise.resolve(secret);
+  }
+
+  purgeTerminalBefore(beforeMs: number): Promise<number> {
     let purged = 0;
     for (const owners of [...this.#scopes.values()]) {
       for (const caller of [...owners.values()]) {

@@ -1,0 +1,150 @@
+/**
+ * Crash recovery: each running execution holds a lease in the store, renewed for all of this
+ * process's executions by one heartbeat. Every heartbeat also looks for leases that ran out
+ * (their process died: kill -9, a lost machine) and ends those tasks: a task still SUBMITTED
+ * or WORKING becomes FAILED with an agent status message saying its worker was lost. Tasks
+ * that were waiting (INPUT_REQUIRED, AUTH_REQUIRED) are left alone: their bounded wait is
+ * timed from the store after a restart. Whoever takes over a lease first (this process after
+ * a restart, or another replica) does the recovery; the others see it taken.
+ */
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState } from '../model/enums.js';
+import { newId } from '../model/ids.js';
+import type { Message } from '../model/schema.js';
+import type { LeaseRef, LeaseStore } from './stores/leases.js';
+import { statusChange } from './task-changes.js';
+import type { TaskManager } from './task-manager.js';
+
+/** Options of crash recovery (`DefaultRequestHandlerOptions.recovery`). */
+export interface RecoveryOptions {
+  /**
+   * How long a lease lasts without a heartbeat: a process silent for this long is taken for
+   * dead and its running tasks are failed. Longer than any event-loop stall you expect.
+   * @default 30000
+   */
+  leaseMs?: number;
+  /** How often leases are renewed and expired ones looked for. @default leaseMs / 3 */
+  heartbeatMs?: number;
+}
+
+/** Expired leases handled per heartbeat (the rest wait for the next one). */
+const SWEEP_LIMIT = 100;
+
+/** Thrown inside an update to leave the task unchanged. */
+class NothingToRecover extends Error {}
+
+/** The leases of this process's executions, their heartbeat, and the recovery of dead ones. */
+export class ExecutionLeases {
+  /** This process (a fresh id per start: leases of a previous run are someone else's). */
+  readonly worker = randomUUID();
+  readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
+  /** Executions holding a lease, by `tenant NUL owner NUL taskId`, with how many run. */
+  readonly #held = new Map<string, { ref: LeaseRef; count: number }>();
+  #timer: NodeJS.Timeout | undefined;
+  #beating = false;
+  #closed = false;
+
+  constructor(
+    private readonly store: LeaseStore,
+    private readonly manager: TaskManager,
+    options: RecoveryOptions = {},
+  ) {
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.#leaseMs / 3));
+    if (!(this.#leaseMs > 0) || !(this.#heartbeatMs > 0) || this.#heartbeatMs >= this.#leaseMs) {
+      throw new RangeError('recovery: leaseMs and heartbeatMs must be > 0, with heartbeatMs < leaseMs');
+    }
+  }
+
+  /** Starts the heartbeat, and looks for dead executions at once. */
+  start(): void {
+    this.#timer = setInterval(() => void this.#beat(), this.#heartbeatMs);
+    this.#timer.unref();
+    void this.#beat();
+  }
+
+  /** Takes a lease for an execution starting now; returns the function that drops it. */
+  hold(tenant: string, owner: string, taskId: string): () => void {
+    const key = `${tenant}\u0000${owner}\u0000${taskId}`;
+    const held = this.#held.get(key);
+    if (held) held.count++;
+    else {
+      const ref: LeaseRef = { tenant, owner, taskId, worker: this.worker };
+      this.#held.set(key, { ref, count: 1 });
+      // Queued with the task's first writes (the same transaction on SQLite).
+      this.store.acquireLease(ref, Date.now() + this.#leaseMs).catch(() => {});
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const entry = this.#held.get(key);
+      if (!entry || --entry.count > 0) return;
+      this.#held.delete(key);
+      this.store.releaseLease(entry.ref).catch(() => {});
+    };
+  }
+
+  async #beat(): Promise<void> {
+    if (this.#beating || this.#closed) return;
+    this.#beating = true;
+    try {
+      const now = Date.now();
+      if (this.#held.size > 0) await this.store.renewLeases(this.worker, now + this.#leaseMs);
+      const expired = await this.store.expiredLeases(now, SWEEP_LIMIT);
+      for (const ref of expired) {
+        if (this.#closed) return;
+        if (ref.worker === this.worker) continue;
+        const taken = await this.store.takeOverLease(
+          ref,
+          this.worker,
+          Date.now(),
+          Date.now() + this.#leaseMs,
+        );
+        if (!taken) continue;
+        await this.#recover(ref);
+        await this.store.releaseLease({ ...ref, worker: this.worker });
+      }
+    } catch {
+      // A store failure: the next heartbeat tries again.
+    } finally {
+      this.#beating = false;
+    }
+  }
+
+  /** Ends a task whose worker died while it ran. */
+  async #recover(ref: LeaseRef): Promise<void> {
+    try {
+      await this.manager.update({ tenant: ref.tenant, owner: ref.owner }, ref.taskId, (current) => {
+        const state = current.task.status.state;
+        if (state !== TaskState.SUBMITTED && state !== TaskState.WORKING) throw new NothingToRecover();
+        return statusChange(current.task, TaskState.FAILED, workerLostMessage(ref, current.task.contextId), {
+          workerLost: true,
+        });
+      });
+    } catch {
+      // Finished, waiting, or never created (the worker died before the first event).
+    }
+  }
+
+  /** Stops the heartbeat. Leases still held run out and are recovered elsewhere. */
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+  }
+}
+
+function workerLostMessage(ref: LeaseRef, contextId: string | undefined): Message {
+  return {
+    messageId: newId(),
+    role: Role.AGENT,
+    parts: [
+      {
+        text: 'The worker running this task was lost (its process ended or stopped responding) before the task finished. Send the message again to retry.',
+      },
+    ],
+    taskId: ref.taskId,
+    contextId: contextId ?? '',
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * A {@link TaskStore} on PostgreSQL (`pg`). The same row layout as SQLite: scope, id, the
+ * ListTasks columns, the version, and the task as JSON text. Shared by every replica: saves
+ * are compare-and-set on the version, idempotency keys are claimed with one
+ * INSERT .. ON CONFLICT DO NOTHING, and the page-token secret is one row.
+ */
+import { randomBytes } from 'node:crypto';
+import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
+import {
+  TaskVersionConflictError,
+  type IdempotencyKey,
+  type IdempotencyRecord,
+  type InterruptedTaskRef,
+  type StoredTask,
+  type TaskPage,
+  type TaskQuery,
+  type TaskScope,
+  type TaskStore,
+} from '../task-store.js';
+import type { LeaseRef, LeaseStore } from '../leases.js';
+import type { PostgresDatabase } from './database.js';
+import { isTransient, toNumber } from './database.js';
+
+interface TaskRow {
+  id: string;
+  version: number;
+  status_time_ms: string;
+  doc: string;
+}
+
+/** How often the count deltas are folded (see compactCounts). */
+const COMPACT_EVERY_MS = 2_000;
+/** Advisory lock key of the count compaction ("a2acount"). */
+const COMPACT_LOCK = '7003767450214166132';
+
+/** Tasks removed per retention statement. */
+const PURGE_CHUNK = 1000;
+
+const GET_SQL =
+  'SELECT version, status_time_ms, doc FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3';
+const INSERT_SQL = `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`;
+const UPDATE_SQL = `UPDATE a2a_tasks SET context_id = $1, state = $2, status_time_ms = $3, version = $4, doc = $5
+  WHERE tenant = $6 AND owner = $7 AND id = $8 AND version = $9`;
+
+/** A {@link TaskStore} on PostgreSQL. */
+export class PostgresTaskStore implements TaskStore, LeaseStore {
+  #closed = false;
+
+  #compactTimer: NodeJS.Timeout | undefined;
+  #compacting = false;
+
+  /** A store on an open database (see {@link PostgresDatabase.open}); shares its pool. */
+  constructor(readonly database: PostgresDatabase) {
+    database.retain();
+    this.#compactTimer = setInterval(() => void this.compactCounts().catch(() => {}), COMPACT_EVERY_MS);
+    this.#compactTimer.unref();
+  }
+
+  /**
+   * Folds the count deltas written since the last run into one row per scope and state, so
+   * counting stays a few rows. One replica at a time (an advisory lock; the others skip).
+   */
+  async compactCounts(): Promise<void> {
+    if (this.#compacting || this.#closed) return;
+    this.#compacting = true;
+    try {
+      await this.database.query(
+        `WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS held),
+         gone AS (
+           DELETE FROM a2a_task_counts
+           WHERE (SELECT held FROM lock) AND seq <= (SELECT max(seq) FROM a2a_task_counts)
+           RETURNING tenant, owner, state, n)
+         INSERT INTO a2a_task_counts (tenant, owner, state, n)
+           SELECT tenant, owner, state, sum(n) FROM gone GROUP BY tenant, owner, state HAVING sum(n) <> 0`,
+        [COMPACT_LOCK],
+      );
+    } finally {
+      this.#compacting = false;
+    }
+  }
+
+  async get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
+    const { rows } = await this.database.query<TaskRow>(GET_SQL, [scope.tenant, scope.owner, id]);
+    const row = rows[0];
+    return row
+      ? storedTask(scope.tenant, scope.owner, row.version, toNumber(row.status_time_ms), row.doc)
+      : undefined;
+  }
+
+  save(record: StoredTask, expectedVersion: number): Promise<void> {
+    const task = record.task;
+    if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
+    const doc = JSON.stringify(task);
+    const contextId = task.contextId ?? null;
+    const state = task.status.state;
+    const sql = expectedVersion === 0 ? INSERT_SQL : UPDATE_SQL;
+    const params =
+      expectedVersion === 0
+        ? [record.tenant, record.owner, task.id, contextId, state, record.statusTimeMs, record.version, doc]
+        : [
+            contextId,
+            state,
+            record.statusTimeMs,
+            record.version,
+            doc,
+            record.tenant,
+            record.owner,
+            task.id,
+            expectedVersion,
+          ];
+    const check = (result: { rowCount: number | null }): void => {
+      if (result.rowCount !== 1) throw new TaskVersionConflictError(task.id);
+    };
+    /** Our write is already in the row (it committed before the answer was lost). */
+    const landed = async (): Promise<'landed' | 'retry'> => {
+      const now = await this.database.query<TaskRow>(GET_SQL, [record.tenant, record.owner, task.id]);
+      const row = now.rows[0];
+      if (row && row.version === record.version && row.doc === doc) return 'landed';
+      if ((row?.version ?? 0) !== expectedVersion) throw new TaskVersionConflictError(task.id);
+      return 'retry';
+    };
+    return this.database.write({
+      sql,
+      params,
+      done: check,
+      alone: async (mayHaveCommitted) => {
+        if (mayHaveCommitted && (await landed()) === 'landed') return;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            if (attempt === 0) await this.database.ready;
+            check(await this.database.pool.query(sql, params));
+            return;
+          } catch (error) {
+            if (!isTransient(error) || attempt >= this.database.retries) throw error;
+            // The connection was lost: the write may or may not have committed. Read the row
+            // back (with retries) and decide, so a repeated write never applies a change twice.
+            if ((await landed()) === 'landed') return;
+          }
+        }
+      },
+    });
+  }
+
+  async list(query: TaskQuery): Promise<TaskPage> {
+    const sql = listSql(query, (n) => `$${n}`);
+    const limitParam = `$${sql.pageParams.length + 1}`;
+    const [page, count] = await Promise.all([
+      this.database.query<TaskRow>(
+        `SELECT id, version, status_time_ms, doc FROM a2a_tasks WHERE ${sql.pageWhere}
+         ORDER BY status_time_ms DESC, id DESC LIMIT ${limitParam}`,
+        [...sql.pageParams, query.limit + 1],
+      ),
+      this.database.query<{ n: string }>(sql.countSql, sql.filterParams),
+    ]);
+    const rows = page.rows;
+    const hasMore = rows.length > query.limit;
+    if (hasMore) rows.pop();
+    return {
+      tasks: rows.map((row) =>
+        storedTask(query.tenant, query.owner, row.version, toNumber(row.status_time_ms), row.doc),
+      ),
+      totalSize: toNumber(count.rows[0]?.n ?? 0),
+      hasMore,
+    };
+  }
+
+  async listInterrupted(): Promise<InterruptedTaskRef[]> {
+    const { rows } = await this.database.query<{
+      tenant: string;
+      owner: string;
+      id: string;
+      status_time_ms: string;
+    }>(
+      `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
+       WHERE state IN (${INTERRUPTED_STATE_SQL}) ORDER BY status_time_ms`,
+    );
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      owner: row.owner,
+      taskId: row.id,
+      statusTimeMs: toNumber(row.status_time_ms),
+    }));
+  }
+
+  async claimIdempotencyKey(
+    key: IdempotencyKey,
+    record: IdempotencyRecord,
+  ): Promise<IdempotencyRecord | undefined> {
+    const json = JSON.stringify(record);
+    const params = [key.tenant, key.principal, key.messageId];
+    // A record removed between the insert and the read (a failed send) is claimed again.
+    const insertSql = `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
+      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`;
+    const insertParams = [...params, record.status, json, Date.now()];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // Repeating the insert is safe: a row left by a lost first try is recognised below.
+      const inserted = await this.database.write({
+        sql: insertSql,
+        params: insertParams,
+        done: (result) => result.rowCount,
+        alone: async () => (await this.database.query(insertSql, insertParams)).rowCount,
+      });
+      if (inserted === 1) return undefined;
+      const existing = await this.database.query<{ record: string }>(
+        'SELECT record FROM a2a_idempotency WHERE tenant = $1 AND principal = $2 AND message_id = $3',
+        params,
+      );
+      const row = existing.rows[0];
+      // Our own insert, committed before a lost connection hid the answer, is ours.
+      if (row) return row.record === json ? undefined : (JSON.parse(row.record) as IdempotencyRecord);
+    }
+    throw new Error(`idempotency key ${key.messageId} keeps changing; retry the request`);
+  }
+
+  async setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
+    const params = [key.tenant, key.principal, key.messageId];
+    if (record === undefined) {
+      await this.#idempotentWrite(
+        'DELETE FROM a2a_idempotency WHERE tenant = $1 AND principal = $2 AND message_id = $3',
+        params,
+      );
+      return;
+    }
+    await this.#idempotentWrite(
+      `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (tenant, principal, message_id) DO UPDATE SET status = excluded.status, record = excluded.record`,
+      [...params, record.status, JSON.stringify(record), Date.now()],
+    );
+  }
+
+  /** A batched write that is safe to repeat as it is (an upsert or a delete). */
+  async #idempotentWrite(sql: string, params: unknown[]): Promise<void> {
+    await this.database.write({
+      sql,
+      params,
+      done: () => undefined,
+      alone: async () => {
+        await this.database.query(sql, params);
+      },
+    });
+  }
+
+  async purgeTerminalBefore(cutoffMs: number): Promise<number> {
+    let total = 0;
+    // Bounded chunks, each one statement (one transaction): the tasks and their push configs.
+    for (;;) {
+      const { rows } = await this.database.query<{ n: string }>(
+        `WITH gone AS (
+           DELETE FROM a2a_tasks WHERE ctid IN (
+             SELECT ctid FROM a2a_tasks WHERE state IN (${TERMINAL_STATE_SQL}) AND status_time_ms < $1
+             LIMIT ${PURGE_CHUNK})
+           RETURNING tenant, owner, id),
+         configs AS (
+           DELETE FROM a2a_push_configs p USING gone
+           WHERE p.tenant = gone.tenant AND p.owner = gone.owner AND p.task_id = gone.id)
+         SELECT count(*) AS n FROM gone`,
+        [cutoffMs],
+      );
+      const n = toNumber(rows[0]?.n ?? 0);
+      total += n;
+      if (n < PURGE_CHUNK) return total;
+    }
+  }
+
+  async getOrCreateSecret(name: string): Promise<Uint8Array> {
+    await this.database.query(
+      'INSERT INTO a2a_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [name, randomBytes(32)],
+    );
+    const { rows } = await this.database.query<{ value: Buffer }>(
+      'SELECT value FROM a2a_secrets WHERE name = $1',
+      [name],
+    );
+    return new Uint8Array(rows[0]!.value);
+  }
+
+  async acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
+    await this.#idempotentWrite(
+      `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+      [ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs],
+    );
+  }
+
+  async renewLeases(worker: string, untilMs: number): Promise<void> {
+    await this.#idempotentWrite('UPDATE a2a_leases SET until_ms = $1 WHERE worker = $2', [untilMs, worker]);
+  }
+
+  async releaseLease(ref: LeaseRef): Promise<void> {
+    await this.#idempotentWrite(
+      'DELETE FROM a2a_leases WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4',
+      [ref.tenant, ref.owner, ref.taskId, ref.worker],
+    );
+  }
+
+  async expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
+    const { rows } = await this.database.query<{
+      tenant: string;
+      owner: string;
+      task_id: string;
+      worker: string;
+    }>(
+      'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < $1 ORDER BY until_ms LIMIT $2',
+      [nowMs, limit],
+    );
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      owner: row.owner,
+      taskId: row.task_id,
+      worker: row.worker,
+    }));
+  }
+
+  async takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
+    // One statement: the expired lease is moved to `worker` only if it is still expired and
+    // still the old worker's (two replicas racing: one wins).
+    const { rowCount } = await this.database.query(
+      `UPDATE a2a_leases SET worker = $5, until_ms = $6
+       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4 AND until_ms < $7`,
+      [ref.tenant, ref.owner, ref.taskId, ref.worker, worker, untilMs, nowMs],
+    );
+    return rowCount === 1;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#compactTimer);
+    await this.database.release();
+  }
+}

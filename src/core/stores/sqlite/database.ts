@@ -1,0 +1,224 @@
+/**
+ * One SQLite file opened for the stores: WAL journal, the schema migrated on open inside one
+ * transaction, and clear errors for a file that is corrupt, locked or from a newer a2a-kit.
+ * The task store and the push-config store share one connection (and so one transaction
+ * stream); the file closes when the last of them closes.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
+import { SQLITE_MIGRATIONS } from './schema.js';
+
+/** Options of {@link SqliteDatabase.open}. */
+export interface SqliteOptions {
+  /**
+   * How long a statement waits for a lock held by another connection before failing. The
+   * wait blocks this thread (better-sqlite3 is synchronous), so keep it short: one process
+   * normally owns the file.
+   * @default 2000
+   */
+  busyTimeoutMs?: number;
+  /**
+   * `full`: every commit is on disk when it returns, so an acknowledged event survives a power
+   * loss. `normal`: a commit survives a crash of the process but the last ones may be lost on
+   * a power loss or an OS crash (fewer fsyncs).
+   * @default 'full'
+   */
+  synchronous?: 'full' | 'normal';
+}
+
+/** Extended SQLite result codes that mean the file is not a usable database. */
+const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+const LOCKED_CODES = new Set([
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_BUSY_RECOVERY',
+]);
+
+function sqliteCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** The error to show when opening `path` failed with `error`. */
+function openError(path: string, error: unknown, busyTimeoutMs: number): Error {
+  if (error instanceof SchemaTooNewError || error instanceof StoreOpenError) return error;
+  const code = sqliteCode(error);
+  const reason = error instanceof Error ? error.message : String(error);
+  if (CORRUPT_CODES.has(code)) {
+    return new StoreOpenError(
+      `SQLite store ${path} is not a database or is damaged (${code}: ${reason}); ` +
+        'restore it from a backup or move it away to start with an empty store',
+      { cause: error },
+    );
+  }
+  if (LOCKED_CODES.has(code)) {
+    return new StoreOpenError(
+      `SQLite store ${path} is locked by another connection or process (${code} after waiting ${busyTimeoutMs} ms); ` +
+        'stop the other a2a server using this file, or give this one its own file',
+      { cause: error },
+    );
+  }
+  return new StoreOpenError(`SQLite store ${path} cannot be opened: ${reason}`, { cause: error });
+}
+
+/** A write waiting for the next batch. */
+interface QueuedWrite {
+  readonly run: () => unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
+const MAX_BATCH = 512;
+
+/** An open SQLite file with the a2a-kit schema. */
+export class SqliteDatabase {
+  #refs = 1;
+  #queue: QueuedWrite[] = [];
+  #scheduled = false;
+
+  /** Runs a batch's writes in one transaction (made once: better-sqlite3 prepares BEGIN/COMMIT). */
+  readonly #runBatch: (batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => void;
+
+  private constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+  ) {
+    this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
+      for (const write of batch) {
+        try {
+          results.push({ ok: true, value: write.run() });
+        } catch (error) {
+          results.push({ ok: false, value: error });
+        }
+      }
+    });
+  }
+
+  /**
+   * Runs `run` (synchronous statements) in the next write transaction and resolves with its
+   * result once that transaction is committed. Writes queued in the same turn of the event
+   * loop (the events of a task, and of every other task, arriving together) share one commit,
+   * so one fsync covers them all. A write that throws (a version conflict) rejects alone: its
+   * statements changed nothing, and the others still commit.
+   */
+  write<T>(run: () => T): Promise<T> {
+    if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(this.#flush);
+      }
+    });
+  }
+
+  readonly #flush = (): void => {
+    this.#scheduled = false;
+    const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
+    if (batch === this.#queue) this.#queue = [];
+    if (this.#queue.length > 0) {
+      this.#scheduled = true;
+      setImmediate(this.#flush);
+    }
+    if (!this.db.open) {
+      for (const write of batch) write.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
+      return;
+    }
+    const results: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.#runBatch(batch, results);
+    } catch (error) {
+      // The commit itself failed (disk full, I/O error): nothing of the batch was written.
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const result = results[i]!;
+      if (result.ok) batch[i]!.resolve(result.value);
+      else batch[i]!.reject(result.value);
+    }
+  };
+
+  /**
+   * Opens (creating when missing, with its directory) and migrates the file at `path`;
+   * `:memory:` gives a private in-memory database. Throws {@link StoreOpenError} or
+   * {@link SchemaTooNewError} with the reason.
+   */
+  static open(path: string, options: SqliteOptions = {}): SqliteDatabase {
+    const busyTimeoutMs = options.busyTimeoutMs ?? 2000;
+    let db: Database.Database | undefined;
+    try {
+      if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path, { timeout: busyTimeoutMs });
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      db.pragma('foreign_keys = ON');
+      // Checkpoint every ~40 MB of WAL instead of every 4 MB: fewer checkpoints inside commits
+      // (each copies pages back and fsyncs), at the cost of a larger -wal file between them.
+      db.pragma('wal_autocheckpoint = 10000');
+      db.pragma('journal_size_limit = 67108864');
+      migrate(db, path);
+      return new SqliteDatabase(db, path);
+    } catch (error) {
+      try {
+        db?.close();
+      } catch {
+        // Already failing: the first error is the one to report.
+      }
+      throw openError(path, error, busyTimeoutMs);
+    }
+  }
+
+  /** One more store uses this connection. */
+  retain(): this {
+    this.#refs++;
+    return this;
+  }
+
+  /** A store is done with the connection; the last one closes it. */
+  release(): void {
+    if (--this.#refs > 0 || !this.db.open) return;
+    // Writes still queued are committed first: close() never drops an accepted write.
+    if (this.#queue.length > 0) this.#flushAll();
+    this.db.close();
+  }
+
+  #flushAll(): void {
+    while (this.#queue.length > 0) this.#flush();
+  }
+}
+
+/** The schema version recorded in the file (0 for a new file). */
+export function schemaVersionOf(db: Database.Database): number {
+  const table = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'a2a_schema_version'")
+    .get();
+  if (!table) return 0;
+  const row = db.prepare('SELECT version FROM a2a_schema_version WHERE id = 1').get() as
+    { version: number } | undefined;
+  return row?.version ?? 0;
+}
+
+/**
+ * Brings the schema up to `target` (default: the newest this code knows) in one IMMEDIATE
+ * transaction, so two processes opening a new file at once do not both migrate it.
+ */
+export function migrate(db: Database.Database, where: string, target = SQLITE_MIGRATIONS.length): void {
+  const known = SQLITE_MIGRATIONS.length;
+  const run = db.transaction(() => {
+    const current = schemaVersionOf(db);
+    if (current > known) throw new SchemaTooNewError(`SQLite store ${where}`, current, known);
+    if (current >= target) return;
+    for (let version = current + 1; version <= target; version++) {
+      db.exec(SQLITE_MIGRATIONS[version - 1]!);
+    }
+    db.prepare(
+      'INSERT INTO a2a_schema_version (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version',
+    ).run(target);
+  });
+  run.immediate();
+}

@@ -1,0 +1,92 @@
+/** A {@link PushConfigStore} in the same SQLite file as the tasks. */
+import type { Statement } from 'better-sqlite3';
+import type { TaskPushNotificationConfig } from '../../../model/schema.js';
+import type { PushConfigPage, PushConfigStore } from '../push-config-store.js';
+import type { TaskScope } from '../task-store.js';
+import { SqliteDatabase, type SqliteOptions } from './database.js';
+
+/** A {@link PushConfigStore} in SQLite: one row per config, the config as JSON. */
+export class SqlitePushConfigStore implements PushConfigStore {
+  readonly database: SqliteDatabase;
+  readonly #put: Statement;
+  readonly #get: Statement<[string, string, string, string], { doc: string }>;
+  readonly #list: Statement<[string, string, string, string, number], { id: string; doc: string }>;
+  readonly #delete: Statement;
+  readonly #deleteAll: Statement;
+  #closed = false;
+
+  /** A store on `database` (usually the one a {@link SqliteTaskStore} uses), or on the file at `path`. */
+  constructor(database: SqliteDatabase | string, options: SqliteOptions = {}) {
+    this.database = typeof database === 'string' ? SqliteDatabase.open(database, options) : database.retain();
+    const db = this.database.db;
+    this.#put = db.prepare(
+      `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, doc) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET doc = excluded.doc`,
+    );
+    this.#get = db.prepare(
+      'SELECT doc FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? AND id = ?',
+    );
+    this.#list = db.prepare(
+      `SELECT id, doc FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? AND id > ?
+       ORDER BY id LIMIT ?`,
+    );
+    this.#delete = db.prepare(
+      'DELETE FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? AND id = ?',
+    );
+    this.#deleteAll = db.prepare(
+      'DELETE FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ?',
+    );
+  }
+
+  put(
+    scope: TaskScope,
+    config: TaskPushNotificationConfig & { id: string; taskId: string },
+  ): Promise<TaskPushNotificationConfig> {
+    const doc = JSON.stringify(config);
+    return this.database.write(() => {
+      this.#put.run(scope.tenant, scope.owner, config.taskId, config.id, doc);
+      return JSON.parse(doc) as TaskPushNotificationConfig;
+    });
+  }
+
+  get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+    try {
+      const row = this.#get.get(scope.tenant, scope.owner, taskId, id);
+      return Promise.resolve(row ? (JSON.parse(row.doc) as TaskPushNotificationConfig) : undefined);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  list(scope: TaskScope, taskId: string, limit: number, afterId?: string): Promise<PushConfigPage> {
+    try {
+      const rows = this.#list.all(scope.tenant, scope.owner, taskId, afterId ?? '', limit + 1);
+      const more = rows.length > limit;
+      if (more) rows.pop();
+      return Promise.resolve({
+        configs: rows.map((row) => JSON.parse(row.doc) as TaskPushNotificationConfig),
+        nextAfterId: more ? rows[rows.length - 1]!.id : undefined,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
+    return this.database.write(() => this.#delete.run(scope.tenant, scope.owner, taskId, id).changes > 0);
+  }
+
+  deleteAll(scope: TaskScope, taskId: string): Promise<void> {
+    return this.database.write(() => {
+      this.#deleteAll.run(scope.tenant, scope.owner, taskId);
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.database.release();
+    }
+    return Promise.resolve();
+  }
+}

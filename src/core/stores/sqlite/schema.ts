@@ -1,0 +1,97 @@
+/**
+ * The SQLite schema as numbered migrations: migration n brings a file from version n-1 to n.
+ * Never edit a released migration; add the next one.
+ */
+import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL } from '../sql/shared.js';
+
+// Tables holding documents (tasks, idempotency records) keep a rowid: SQLite advises against
+// WITHOUT ROWID for rows larger than a few hundred bytes, and the secondary indexes then point
+// at an 8-byte rowid instead of repeating the whole key.
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  // 1: tasks, idempotency records, push configs.
+  `
+  CREATE TABLE IF NOT EXISTS a2a_schema_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+  );
+  CREATE TABLE a2a_tasks (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    id TEXT NOT NULL,
+    context_id TEXT,
+    state TEXT NOT NULL,
+    status_time_ms INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    doc TEXT NOT NULL,
+    PRIMARY KEY (tenant, owner, id)
+  );
+  CREATE INDEX a2a_tasks_list ON a2a_tasks (tenant, owner, status_time_ms, id);
+  CREATE INDEX a2a_tasks_context ON a2a_tasks (tenant, owner, context_id, status_time_ms, id);
+  CREATE INDEX a2a_tasks_state ON a2a_tasks (tenant, owner, state, status_time_ms, id);
+  CREATE TABLE a2a_idempotency (
+    tenant TEXT NOT NULL,
+    principal TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    record TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (tenant, principal, message_id)
+  );
+  CREATE TABLE a2a_push_configs (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    PRIMARY KEY (tenant, owner, task_id, id)
+  ) WITHOUT ROWID;
+  `,
+  // 2: the page-token secret; partial indexes for the interrupted-task timer and retention.
+  `
+  CREATE TABLE a2a_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX a2a_tasks_interrupted ON a2a_tasks (status_time_ms) WHERE state IN (${INTERRUPTED_STATE_SQL});
+  CREATE INDEX a2a_tasks_terminal ON a2a_tasks (status_time_ms) WHERE state IN (${TERMINAL_STATE_SQL});
+  CREATE INDEX a2a_idempotency_created ON a2a_idempotency (created_ms);
+  `,
+  // 3: task counts per scope and state, kept by triggers, so ListTasks' totalSize without a
+  // context or time filter reads a few rows instead of counting every task of the caller.
+  `
+  CREATE TABLE a2a_task_counts (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    state TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (tenant, owner, state)
+  ) WITHOUT ROWID;
+  INSERT INTO a2a_task_counts (tenant, owner, state, n)
+    SELECT tenant, owner, state, count(*) FROM a2a_tasks GROUP BY tenant, owner, state;
+  CREATE TRIGGER a2a_tasks_count_insert AFTER INSERT ON a2a_tasks BEGIN
+    INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (NEW.tenant, NEW.owner, NEW.state, 1)
+      ON CONFLICT (tenant, owner, state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER a2a_tasks_count_update AFTER UPDATE OF state ON a2a_tasks WHEN OLD.state <> NEW.state BEGIN
+    UPDATE a2a_task_counts SET n = n - 1 WHERE tenant = OLD.tenant AND owner = OLD.owner AND state = OLD.state;
+    INSERT INTO a2a_task_counts (tenant, owner, state, n) VALUES (NEW.tenant, NEW.owner, NEW.state, 1)
+      ON CONFLICT (tenant, owner, state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER a2a_tasks_count_delete AFTER DELETE ON a2a_tasks BEGIN
+    UPDATE a2a_task_counts SET n = n - 1 WHERE tenant = OLD.tenant AND owner = OLD.owner AND state = OLD.state;
+  END;
+  `,
+  // 4: leases of running executions (crash recovery).
+  `
+  CREATE TABLE a2a_leases (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    worker TEXT NOT NULL,
+    until_ms INTEGER NOT NULL,
+    PRIMARY KEY (tenant, owner, task_id, worker)
+  ) WITHOUT ROWID;
+  CREATE INDEX a2a_leases_until ON a2a_leases (until_ms);
+  CREATE INDEX a2a_leases_worker ON a2a_leases (worker);
+  `,
+];

@@ -1,0 +1,320 @@
+/**
+ * A {@link TaskStore} in one SQLite file (better-sqlite3). One row per task: the scope, id,
+ * the columns ListTasks filters and sorts on, the version, and the task as JSON. Reads run at
+ * once; writes are batched per turn of the event loop (see {@link SqliteDatabase.write}).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { TaskState } from '../../../model/enums.js';
+import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
+import {
+  TaskVersionConflictError,
+  type IdempotencyKey,
+  type IdempotencyRecord,
+  type InterruptedTaskRef,
+  type StoredTask,
+  type TaskPage,
+  type TaskQuery,
+  type TaskScope,
+  type TaskStore,
+} from '../task-store.js';
+import type { LeaseRef, LeaseStore } from '../leases.js';
+import { SqliteDatabase, type SqliteOptions } from './database.js';
+
+interface TaskRow {
+  version: number;
+  status_time_ms: number;
+  doc: string;
+}
+
+/** Tasks removed per retention transaction (the writer lock is held that long, no longer). */
+const PURGE_CHUNK = 500;
+
+/** A {@link TaskStore} in SQLite. */
+export class SqliteTaskStore implements TaskStore, LeaseStore {
+  readonly database: SqliteDatabase;
+  readonly #get: Statement<[string, string, string], TaskRow>;
+  readonly #insert: Statement;
+  readonly #update: Statement;
+  readonly #claim: Statement;
+  readonly #readClaim: Statement<[string, string, string], { record: string }>;
+  readonly #upsertClaim: Statement;
+  readonly #deleteClaim: Statement;
+  readonly #upsertLease: Statement;
+  readonly #renewLeases: Statement;
+  readonly #deleteLease: Statement;
+  /** Prepared ListTasks statements by SQL text (at most 16 filter combinations, times 2). */
+  readonly #listStatements = new Map<string, Statement>();
+  #closed = false;
+
+  /**
+   * A store on `database` (shared with a {@link SqlitePushConfigStore} when both are given the
+   * same one), or on the file at `path`.
+   */
+  constructor(database: SqliteDatabase | string, options: SqliteOptions = {}) {
+    this.database = typeof database === 'string' ? SqliteDatabase.open(database, options) : database.retain();
+    const db = this.database.db;
+    this.#get = db.prepare(
+      'SELECT version, status_time_ms, doc FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ?',
+    );
+    this.#insert = db.prepare(
+      `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    this.#update = db.prepare(
+      `UPDATE a2a_tasks SET context_id = ?, state = ?, status_time_ms = ?, version = ?, doc = ?
+       WHERE tenant = ? AND owner = ? AND id = ? AND version = ?`,
+    );
+    this.#claim = db.prepare(
+      `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    this.#readClaim = db.prepare(
+      'SELECT record FROM a2a_idempotency WHERE tenant = ? AND principal = ? AND message_id = ?',
+    );
+    this.#upsertClaim = db.prepare(
+      `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, principal, message_id) DO UPDATE SET status = excluded.status, record = excluded.record`,
+    );
+    this.#deleteClaim = db.prepare(
+      'DELETE FROM a2a_idempotency WHERE tenant = ? AND principal = ? AND message_id = ?',
+    );
+    this.#upsertLease = db.prepare(
+      `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+    );
+    this.#renewLeases = db.prepare('UPDATE a2a_leases SET until_ms = ? WHERE worker = ?');
+    this.#deleteLease = db.prepare(
+      'DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ?',
+    );
+  }
+
+  get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
+    try {
+      const row = this.#get.get(scope.tenant, scope.owner, id);
+      return Promise.resolve(
+        row ? storedTask(scope.tenant, scope.owner, row.version, row.status_time_ms, row.doc) : undefined,
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  save(record: StoredTask, expectedVersion: number): Promise<void> {
+    const task = record.task;
+    if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
+    const doc = JSON.stringify(task);
+    const contextId = task.contextId ?? null;
+    const state: TaskState = task.status.state;
+    return this.database.write(() => {
+      const changes =
+        expectedVersion === 0
+          ? this.#insert.run(
+              record.tenant,
+              record.owner,
+              task.id,
+              contextId,
+              state,
+              record.statusTimeMs,
+              record.version,
+              doc,
+            ).changes
+          : this.#update.run(
+              contextId,
+              state,
+              record.statusTimeMs,
+              record.version,
+              doc,
+              record.tenant,
+              record.owner,
+              task.id,
+              expectedVersion,
+            ).changes;
+      if (changes !== 1) throw new TaskVersionConflictError(task.id);
+    });
+  }
+
+  list(query: TaskQuery): Promise<TaskPage> {
+    try {
+      const sql = listSql(query, () => '?');
+      const count = this.#statement(sql.countSql);
+      const page = this.#statement(
+        `SELECT id, version, status_time_ms, doc FROM a2a_tasks WHERE ${sql.pageWhere}
+         ORDER BY status_time_ms DESC, id DESC LIMIT ?`,
+      );
+      const rows = page.all(...sql.pageParams, query.limit + 1) as (TaskRow & { id: string })[];
+      const { n } = count.get(...sql.filterParams) as { n: number };
+      const hasMore = rows.length > query.limit;
+      if (hasMore) rows.pop();
+      return Promise.resolve({
+        tasks: rows.map((row) =>
+          storedTask(query.tenant, query.owner, row.version, row.status_time_ms, row.doc),
+        ),
+        totalSize: n,
+        hasMore,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #statement(sql: string): Statement {
+    let statement = this.#listStatements.get(sql);
+    if (!statement) {
+      statement = this.database.db.prepare(sql);
+      this.#listStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  listInterrupted(): Promise<InterruptedTaskRef[]> {
+    try {
+      const rows = this.database.db
+        .prepare(
+          `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
+           WHERE state IN (${INTERRUPTED_STATE_SQL}) ORDER BY status_time_ms`,
+        )
+        .all() as { tenant: string; owner: string; id: string; status_time_ms: number }[];
+      return Promise.resolve(
+        rows.map((row) => ({
+          tenant: row.tenant,
+          owner: row.owner,
+          taskId: row.id,
+          statusTimeMs: row.status_time_ms,
+        })),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  claimIdempotencyKey(
+    key: IdempotencyKey,
+    record: IdempotencyRecord,
+  ): Promise<IdempotencyRecord | undefined> {
+    const json = JSON.stringify(record);
+    return this.database.write(() => {
+      const { tenant, principal, messageId } = key;
+      if (this.#claim.run(tenant, principal, messageId, record.status, json, Date.now()).changes === 1) {
+        return undefined;
+      }
+      const existing = this.#readClaim.get(tenant, principal, messageId);
+      return existing ? (JSON.parse(existing.record) as IdempotencyRecord) : undefined;
+    });
+  }
+
+  setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
+    const json = record === undefined ? undefined : JSON.stringify(record);
+    return this.database.write(() => {
+      if (record === undefined) this.#deleteClaim.run(key.tenant, key.principal, key.messageId);
+      else this.#upsertClaim.run(key.tenant, key.principal, key.messageId, record.status, json, Date.now());
+    });
+  }
+
+  async purgeTerminalBefore(cutoffMs: number): Promise<number> {
+    const db = this.database.db;
+    const select = db.prepare(
+      `SELECT tenant, owner, id FROM a2a_tasks
+       WHERE state IN (${TERMINAL_STATE_SQL}) AND status_time_ms < ? LIMIT ${PURGE_CHUNK}`,
+    );
+    const deleteTask = db.prepare(
+      `DELETE FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ? AND state IN (${TERMINAL_STATE_SQL})`,
+    );
+    const deleteConfigs = db.prepare(
+      'DELETE FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ?',
+    );
+    let total = 0;
+    // Bounded chunks, each its own transaction through the write queue: other writes interleave.
+    for (;;) {
+      const removed = await this.database.write(() => {
+        const rows = select.all(cutoffMs) as { tenant: string; owner: string; id: string }[];
+        let n = 0;
+        for (const row of rows) {
+          if (deleteTask.run(row.tenant, row.owner, row.id).changes === 1) {
+            deleteConfigs.run(row.tenant, row.owner, row.id);
+            n++;
+          }
+        }
+        return { n, more: rows.length === PURGE_CHUNK };
+      });
+      total += removed.n;
+      if (!removed.more) return total;
+    }
+  }
+
+  getOrCreateSecret(name: string): Promise<Uint8Array> {
+    return this.database.write(() => {
+      const db = this.database.db;
+      db.prepare('INSERT INTO a2a_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING').run(
+        name,
+        randomBytes(32),
+      );
+      const row = db.prepare('SELECT value FROM a2a_secrets WHERE name = ?').get(name) as { value: Buffer };
+      return new Uint8Array(row.value);
+    });
+  }
+
+  acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
+    return this.database.write(() => {
+      this.#upsertLease.run(ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs);
+    });
+  }
+
+  renewLeases(worker: string, untilMs: number): Promise<void> {
+    return this.database.write(() => {
+      this.#renewLeases.run(untilMs, worker);
+    });
+  }
+
+  releaseLease(ref: LeaseRef): Promise<void> {
+    return this.database.write(() => {
+      this.#deleteLease.run(ref.tenant, ref.owner, ref.taskId, ref.worker);
+    });
+  }
+
+  expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
+    try {
+      const rows = this.database.db
+        .prepare(
+          'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < ? ORDER BY until_ms LIMIT ?',
+        )
+        .all(nowMs, limit) as { tenant: string; owner: string; task_id: string; worker: string }[];
+      return Promise.resolve(
+        rows.map((row) => ({
+          tenant: row.tenant,
+          owner: row.owner,
+          taskId: row.task_id,
+          worker: row.worker,
+        })),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
+    return this.database.write(() => {
+      const db = this.database.db;
+      const taken = db
+        .prepare(
+          `DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ? AND until_ms < ?`,
+        )
+        .run(ref.tenant, ref.owner, ref.taskId, ref.worker, nowMs).changes;
+      if (taken !== 1) return false;
+      db.prepare(
+        `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+      ).run(ref.tenant, ref.owner, ref.taskId, worker, untilMs);
+      return true;
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.database.release();
+    }
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { TaskState } from '../../../src/model/enums.js';
+import { createA2AServer } from '../../../src/server/http.js';
+import { SchemaTooNewError, StoreOpenError } from '../../../src/core/stores/sql/shared.js';
+import { migrate, schemaVersionOf, SqliteDatabase } from '../../../src/core/stores/sqlite/database.js';
+import { SQLITE_MIGRATIONS } from '../../../src/core/stores/sqlite/schema.js';
+import { SqliteTaskStore } from '../../../src/core/stores/sqlite/task-store.js';
+import { callAs, TEST_CARD, testExecutor, userMessage } from '../../support/handler.js';
+
+function tempDir(t: { after: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-sqlite-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('SqliteDatabase', () => {
+  test('a file from an older schema is migrated on open, its data kept', async (t) => {
+    const path = join(tempDir(t), 'old.sqlite');
+    const old = new Database(path);
+    migrate(old, path, 1);
+    old
+      .prepare(
+        `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
+         VALUES ('', 'alice', 'kept', 'c', 'TASK_STATE_COMPLETED', 5, 3, ?)`,
+      )
+      .run(JSON.stringify({ id: 'kept', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }));
+    assert.equal(schemaVersionOf(old), 1);
+    old.close();
+
+    const store = new SqliteTaskStore(path);
+    t.after(() => store.close());
+    assert.equal(schemaVersionOf(store.database.db), SQLITE_MIGRATIONS.length);
+    const kept = await store.get({ tenant: '', owner: 'alice' }, 'kept');
+    assert.equal(kept?.version, 3);
+    assert.equal(kept?.task.status.state, TaskState.COMPLETED);
+    // Version 2 added the secrets table.
+    assert.equal((await store.getOrCreateSecret('s')).length, 32);
+  });
+
+  test('a file from a newer a2a-kit is refused and left untouched', (t) => {
+    const path = join(tempDir(t), 'new.sqlite');
+    SqliteDatabase.open(path).release();
+    const raw = new Database(path);
+    raw.prepare('UPDATE a2a_schema_version SET version = 99').run();
+    raw.close();
+    assert.throws(
+      () => SqliteDatabase.open(path),
+      (error: unknown) =>
+        error instanceof SchemaTooNewError &&
+        error.message.includes(
+          `schema version 99, newer than the ${SQLITE_MIGRATIONS.length} this version of a2a-kit knows`,
+        ),
+    );
+    const again = new Database(path);
+    assert.equal(schemaVersionOf(again), 99);
+    again.close();
+  });
+
+  test('a corrupt file gives a clear error at start', (t) => {
+    const path = join(tempDir(t), 'corrupt.sqlite');
+    writeFileSync(path, Buffer.alloc(8192, 'this is not an SQLite database '));
+    assert.throws(
+      () => createA2AServer({ agent: testExecutor, card: TEST_CARD, store: `sqlite:${path}` }),
+      (error: unknown) =>
+        error instanceof StoreOpenError &&
+        error.message.includes(path) &&
+        /is not a database or is damaged/.test(error.message),
+    );
+  });
+
+  test('a file locked by another process gives a clear error at start', (t) => {
+    const path = join(tempDir(t), 'locked.sqlite');
+    SqliteDatabase.open(path).release();
+    const other = new Database(path);
+    t.after(() => other.close());
+    other.exec('BEGIN EXCLUSIVE');
+    assert.throws(
+      () => SqliteDatabase.open(path, { busyTimeoutMs: 20 }),
+      (error: unknown) =>
+        error instanceof StoreOpenError && /is locked by another connection or process/.test(error.message),
+    );
+    other.exec('ROLLBACK');
+  });
+
+  test('a missing directory is created', (t) => {
+    const path = join(tempDir(t), 'a', 'b', 'a2a.sqlite');
+    SqliteDatabase.open(path).release();
+  });
+});
+
+describe("createA2AServer({ store: 'sqlite:<path>' })", () => {
+  test('tasks and page tokens survive a restart', async (t) => {
+    const path = join(tempDir(t), 'server.sqlite');
+    const ctx = callAs('alice');
+    const first = createA2AServer({ agent: testExecutor, card: TEST_CARD, store: `sqlite:${path}` });
+    let closed = false;
+    t.after(() => (closed ? undefined : first.close()));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const sent = await first.handler.sendMessage({ message: userMessage(`job ${i}`) }, ctx);
+      assert.ok(sent.task);
+      ids.push(sent.task.id);
+    }
+    const page = await first.handler.listTasks({ pageSize: 2 }, ctx);
+    await first.close();
+    closed = true;
+
+    const second = createA2AServer({ agent: testExecutor, card: TEST_CARD, store: `sqlite:${path}` });
+    t.after(() => second.close());
+    const task = await second.handler.getTask({ id: ids[0]! }, ctx);
+    assert.equal(task.status.state, TaskState.COMPLETED);
+    assert.equal(task.artifacts?.[0]?.parts[0]?.text, 'job 0');
+    const rest = await second.handler.listTasks({ pageSize: 2, pageToken: page.nextPageToken }, ctx);
+    assert.equal(rest.tasks.length, 1);
+    assert.equal(rest.totalSize, 3);
+  });
+
+  test('an unknown store text is refused', () => {
+    assert.throws(
+      () => createA2AServer({ agent: testExecutor, card: TEST_CARD, store: 'redis://x' as 'memory' }),
+      /not supported: use 'memory', 'sqlite:<path>', a postgres:\/\/ URL or a TaskStore/,
+    );
+  });
+});
