@@ -69,7 +69,15 @@ export function interceptHandler(
   let chain = innermost;
   for (let i = interceptors.length - 1; i >= 0; i--) chain = interceptors[i]!(chain);
   const run = chain;
-  const wrapped: Record<string, unknown> = { agentCard: () => handler.agentCard() };
+  // The card and the handler's own members (close, taskManager) pass through untouched.
+  const own = handler as RequestHandler & { close?: () => Promise<void>; taskManager?: unknown };
+  const wrapped: Record<string, unknown> = {
+    agentCard: () => handler.agentCard(),
+    close: () => own.close?.() ?? Promise.resolve(),
+    get taskManager() {
+      return own.taskManager;
+    },
+  };
   for (const method of Object.keys(HANDLER_METHOD) as A2AMethod[]) {
     const streaming = OPERATIONS[method].streaming;
     wrapped[HANDLER_METHOD[method]] = (request: unknown, ctx: ServerCallContext) =>
