@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
 import { createA2AServer } from '../server/http.js';
+import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -14,7 +15,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 const CLOSE_GRACE_MS = 5_000;
 
 /** Options of `a2a serve`. */
-export interface ServeOptions {
+export interface ServeOptions extends ServeSecurityFlags {
   agent: string;
   port: number;
   host: string;
@@ -57,6 +58,7 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
     store: 'memory',
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...serveSecurityOptions(options),
   });
   const listening = await server.listen(options.port, options.host);
   const url = listening.url.replace(/\/+$/, '');
@@ -110,7 +112,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
 
 /** Adds `serve` to the `a2a` program. */
 export function registerServeCommand(program: Command): void {
-  program
+  const serve = program
     .command('serve')
     .description(
       'run a built-in agent (echo, bench) over JSON-RPC and REST, and gRPC with --grpc-port, until interrupted',
@@ -124,8 +126,8 @@ export function registerServeCommand(program: Command): void {
       'also serve gRPC on this port (0 picks a free one), listed on the card as host:port',
       parsePort,
     )
-    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
-    .action(async (opts: ServeOptions) => {
-      await runServe(opts);
-    });
+    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)');
+  addServeSecurityFlags(serve).action(async (opts: ServeOptions) => {
+    await runServe(opts);
+  });
 }

@@ -105,7 +105,6 @@ describe('tls option', { skip: hasOpenssl() ? false : 'openssl CLI not installed
     // gRPC refuses a missing client certificate in the handshake.
     const anonymous = new GrpcTransport(`127.0.0.1:${info.grpcPort}`, {
       credentials: credentials.createSsl(pki.ca),
-      timeoutMs: 5_000,
     });
     t.after(() => anonymous.close());
     await assert.rejects(anonymous.listTasks({}));
