@@ -87,6 +87,12 @@ export interface AuthRequest {
   readonly cookies: ReadonlyMap<string, string>;
   /** The peer's certificate on a TLS connection that presented one. */
   readonly peerCertificate?: PeerCertificate;
+  /**
+   * An opaque id of the transport connection the request came on (one per TCP connection for
+   * node:http, the peer address of the HTTP/2 connection for gRPC); absent when the runtime does
+   * not expose connections (fetch). Used to scope anonymous callers per connection.
+   */
+  readonly connectionId?: string;
 }
 
 /** Parts of an {@link AuthRequest} from which {@link createAuthRequest} builds one. */
@@ -96,6 +102,7 @@ export interface AuthRequestInit {
   url?: string | URL;
   headers?: HeaderInit | HeaderMap;
   peerCertificate?: PeerCertificate;
+  connectionId?: string;
 }
 
 /** Builds an {@link AuthRequest}; cookies are parsed from the `Cookie` headers. */
@@ -107,6 +114,7 @@ export function createAuthRequest(init: AuthRequestInit = {}): AuthRequest {
     headers,
     cookies: parseCookies(headers.getAll('cookie')),
     ...(init.peerCertificate ? { peerCertificate: init.peerCertificate } : {}),
+    ...(init.connectionId !== undefined ? { connectionId: init.connectionId } : {}),
   };
 }
 

@@ -11,6 +11,14 @@ import { bindingName, type BindingName } from '../client/binding-selection.js';
 import { TaskState } from '../model/enums.js';
 import type { Message, Task, TaskStatus } from '../model/schema.js';
 import { textOf } from '../client/artifacts.js';
+import {
+  addCardVerifyFlags,
+  addClientAuthFlags,
+  cardVerifyHook,
+  clientHeaders,
+  type CardVerifyFlags,
+  type ClientAuthFlags,
+} from './security-flags.js';
 
 /** Where the commands write (replaceable in tests). */
 export interface ClientCommandIO {
@@ -101,98 +109,111 @@ function fail(io: ClientCommandIO, error: unknown): void {
   io.setExitCode(1);
 }
 
-async function connect(url: string, binding: string | undefined): Promise<A2AClient> {
+async function connect(
+  url: string,
+  binding: string | undefined,
+  auth: ClientAuthFlags = {},
+): Promise<A2AClient> {
   let bindings: BindingName[] | undefined;
   if (binding) {
     const b = bindingName(binding);
     if (!b) throw new Error(`unknown binding "${binding}" (use jsonrpc, rest or grpc)`);
     bindings = [b];
   }
-  return A2AClient.connect(url, { bindings });
+  const headers = clientHeaders(auth);
+  return A2AClient.connect(url, { bindings, ...(Object.keys(headers).length > 0 ? { headers } : {}) });
 }
 
 /** Adds `card`, `send` and `get` to the `a2a` program. */
 export function registerClientCommands(program: Command, io: ClientCommandIO = processIO()): void {
-  program
+  const cardCommand = program
     .command('card <url>')
     .description("fetch and validate an agent's card")
-    .option('--json', 'print the card as JSON')
-    .action(async (url: string, opts: { json?: boolean }) => {
-      try {
-        const resolved = await new AgentCardResolver().resolve(url);
-        for (const note of resolved.notes) io.err(pc.yellow(`note: ${note}`));
-        const card = resolved.card;
-        if (opts.json) return io.out(JSON.stringify(card));
-        io.out(`${pc.bold(card.name)} ${card.version}: ${card.description}`);
-        for (const i of card.supportedInterfaces) {
-          io.out(
-            `  ${i.protocolBinding} ${i.protocolVersion} ${i.url}${i.tenant ? ` (tenant ${i.tenant})` : ''}`,
-          );
-        }
-        const caps = Object.entries(card.capabilities)
-          .filter(([, v]) => v === true)
-          .map(([k]) => k);
-        io.out(`  capabilities: ${caps.join(', ') || 'none'}`);
-        for (const s of card.skills) io.out(`  skill ${s.id}: ${s.name}: ${s.description}`);
-      } catch (error) {
-        fail(io, error);
+    .option('--json', 'print the card as JSON');
+  addCardVerifyFlags(cardCommand).action(async (url: string, opts: { json?: boolean } & CardVerifyFlags) => {
+    try {
+      const verify = cardVerifyHook(opts, (r) => io.err(`signature: verified (kid ${r.kid}, ${r.alg})`));
+      const resolved = await new AgentCardResolver(verify ? { verify } : {}).resolve(url);
+      for (const note of resolved.notes) io.err(pc.yellow(`note: ${note}`));
+      const card = resolved.card;
+      if (opts.json) return io.out(JSON.stringify(card));
+      io.out(`${pc.bold(card.name)} ${card.version}: ${card.description}`);
+      for (const i of card.supportedInterfaces) {
+        io.out(
+          `  ${i.protocolBinding} ${i.protocolVersion} ${i.url}${i.tenant ? ` (tenant ${i.tenant})` : ''}`,
+        );
       }
-    });
+      const caps = Object.entries(card.capabilities)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k);
+      io.out(`  capabilities: ${caps.join(', ') || 'none'}`);
+      for (const s of card.skills) io.out(`  skill ${s.id}: ${s.name}: ${s.description}`);
+    } catch (error) {
+      fail(io, error);
+    }
+  });
 
-  program
+  const sendCommand = program
     .command('send <url> <text>')
     .description('send a message to an agent')
     .option('--stream', 'stream the task as it runs')
     .option('--binding <binding>', 'jsonrpc, rest or grpc')
     .option('--task <id>', 'continue this task')
     .option('--context <id>', 'send in this context')
-    .option('--json', 'print ProtoJSON, one object per line')
-    .action(
-      async (
-        url: string,
-        text: string,
-        opts: { stream?: boolean; binding?: string; task?: string; context?: string; json?: boolean },
-      ) => {
-        let client: A2AClient | undefined;
-        try {
-          client = await connect(url, opts.binding);
-          const input = { text, taskId: opts.task, contextId: opts.context, signal: io.outputClosed };
-          let finalState: string | undefined;
-          if (opts.stream) {
-            for await (const event of client.stream(input)) {
-              if (opts.json) io.out(JSON.stringify(toStreamResponse(event)));
-              else printEvent(io, event);
-              finalState = statusOf(event)?.state ?? finalState;
-            }
-          } else {
-            const reply = await client.send(input);
-            if (reply.kind === 'message') {
-              if (opts.json) io.out(JSON.stringify(reply.message));
-              else printMessage(io, reply.message);
-            } else {
-              finalState = reply.task.status.state;
-              if (opts.json) io.out(JSON.stringify(reply.task));
-              else printTask(io, reply.task);
-            }
+    .option('--json', 'print ProtoJSON, one object per line');
+  addClientAuthFlags(sendCommand).action(
+    async (
+      url: string,
+      text: string,
+      opts: {
+        stream?: boolean;
+        binding?: string;
+        task?: string;
+        context?: string;
+        json?: boolean;
+      } & ClientAuthFlags,
+    ) => {
+      let client: A2AClient | undefined;
+      try {
+        client = await connect(url, opts.binding, opts);
+        const input = { text, taskId: opts.task, contextId: opts.context, signal: io.outputClosed };
+        let finalState: string | undefined;
+        if (opts.stream) {
+          for await (const event of client.stream(input)) {
+            if (opts.json) io.out(JSON.stringify(toStreamResponse(event)));
+            else printEvent(io, event);
+            finalState = statusOf(event)?.state ?? finalState;
           }
-          if (finalState && FAILED_STATES.has(finalState)) io.setExitCode(1);
-        } catch (error) {
-          fail(io, error);
-        } finally {
-          await client?.close();
+        } else {
+          const reply = await client.send(input);
+          if (reply.kind === 'message') {
+            if (opts.json) io.out(JSON.stringify(reply.message));
+            else printMessage(io, reply.message);
+          } else {
+            finalState = reply.task.status.state;
+            if (opts.json) io.out(JSON.stringify(reply.task));
+            else printTask(io, reply.task);
+          }
         }
-      },
-    );
+        if (finalState && FAILED_STATES.has(finalState)) io.setExitCode(1);
+      } catch (error) {
+        fail(io, error);
+      } finally {
+        await client?.close();
+      }
+    },
+  );
 
-  program
+  const getCommand = program
     .command('get <url> <taskId>')
     .description('show a task')
     .option('--binding <binding>', 'jsonrpc, rest or grpc')
-    .option('--json', 'print the task as ProtoJSON')
-    .action(async (url: string, taskId: string, opts: { binding?: string; json?: boolean }) => {
+    .option('--json', 'print the task as ProtoJSON');
+  addClientAuthFlags(getCommand).action(
+    async (url: string, taskId: string, opts: { binding?: string; json?: boolean } & ClientAuthFlags) => {
       let client: A2AClient | undefined;
       try {
-        client = await connect(url, opts.binding);
+        client = await connect(url, opts.binding, opts);
         const task = await client.getTask(taskId);
         if (opts.json) io.out(JSON.stringify(task));
         else printTask(io, task);
@@ -202,5 +223,6 @@ export function registerClientCommands(program: Command, io: ClientCommandIO = p
       } finally {
         await client?.close();
       }
-    });
+    },
+  );
 }

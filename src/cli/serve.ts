@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
 import { createA2AServer, DEFAULT_STORE } from '../server/http.js';
 import { isStoreSpec } from '../core/stores/open.js';
+import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -15,7 +16,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 const CLOSE_GRACE_MS = 5_000;
 
 /** Options of `a2a serve`. */
-export interface ServeOptions {
+export interface ServeOptions extends ServeSecurityFlags {
   agent: string;
   port: number;
   host: string;
@@ -59,6 +60,7 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
     store: options.store,
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...serveSecurityOptions(options),
   });
   let listening;
   try {
@@ -118,7 +120,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
 
 /** Adds `serve` to the `a2a` program. */
 export function registerServeCommand(program: Command): void {
-  program
+  const serve = program
     .command('serve')
     .description(
       'run a built-in agent (echo, bench) over JSON-RPC and REST, and gRPC with --grpc-port, until interrupted',
@@ -136,8 +138,8 @@ export function registerServeCommand(program: Command): void {
       'also serve gRPC on this port (0 picks a free one), listed on the card as host:port',
       parsePort,
     )
-    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
-    .action(async (opts: ServeOptions) => {
-      await runServe(opts);
-    });
+    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)');
+  addServeSecurityFlags(serve).action(async (opts: ServeOptions) => {
+    await runServe(opts);
+  });
 }

@@ -29,12 +29,16 @@ export class CardSource {
   private current: CardResource;
   /** The card's Last-Modified: when its content was last (re)built, stable until then. */
   private modifiedAt = new Date();
+  /** Signed resources of built ones (`sign` option); a rebuilt card is signed again. */
+  private readonly signed = new WeakMap<CardResource, Promise<CardResource>>();
 
   constructor(
     private readonly config: AgentCardConfig,
     private readonly facts: Omit<CardFacts, 'baseUrl' | 'grpcTarget'>,
     publicUrl: string | undefined,
     grpc: { port: number; host?: string } | undefined,
+    /** Signs a built card (spec 8.4); the signed card is what is served. */
+    private readonly sign?: (card: AgentCard) => Promise<AgentCard>,
   ) {
     checkCardConfig(config);
     if (publicUrl !== undefined) {
@@ -81,7 +85,27 @@ export class CardSource {
     this.current = this.build(this.fixedBase);
   }
 
-  /** The card as served (the handler reads capabilities from it). */
+  /** Resolves once the current card is signed (at once without signing); rejects if signing fails. */
+  async ready(): Promise<void> {
+    if (this.sign) await this.signedResource(this.current);
+  }
+
+  /** The resource to serve: `resource` itself, or its signed form with the `sign` option. */
+  served(resource: CardResource): CardResource | Promise<CardResource> {
+    return this.sign ? this.signedResource(resource) : resource;
+  }
+
+  private signedResource(resource: CardResource): Promise<CardResource> {
+    let signed = this.signed.get(resource);
+    if (!signed) {
+      const modifiedAt = this.modifiedAt;
+      signed = this.sign!(resource.card).then((card) => new CardResource(card, modifiedAt));
+      this.signed.set(resource, signed);
+    }
+    return signed;
+  }
+
+  /** The card (unsigned) as served (the handler reads capabilities from it). */
   card(): AgentCard {
     return this.current.card;
   }

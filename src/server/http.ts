@@ -6,6 +6,7 @@
  * options, the card source and the runtime adapters have their own files.
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BODY_LIMIT } from '../bindings/http/http-body.js';
 import { A2AConfigError } from '../errors/config-errors.js';
@@ -22,15 +23,29 @@ import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
 import { serveFetch } from './adapters/fetch.js';
 import { InFlight } from './in-flight.js';
-import { pickLimits, type A2AServerOptions } from './options.js';
+import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
+import { wireSecurity } from './security.js';
+import { principalLimits } from './limits/interceptors.js';
+import { httpServerTimeouts } from './limits/http-timeouts.js';
+import { httpsServerOptions, readTlsConfig, type TlsConfig } from './auth/tls.js';
+import { signAgentCard, type CardSigningKey } from './card/sign.js';
+import type { AgentExecutor } from '../core/executor.js';
 import { A2ARouter } from './routing.js';
 
-export type { A2AServerOptions, ExtendedCardConfig, ServerLimits } from './options.js';
+export type {
+  A2AServerOptions,
+  AnonymousAccess,
+  ExtendedCardConfig,
+  PrincipalLimitOptions,
+  ServerLimits,
+  ServerSecurityOptions,
+  ServerTlsOptions,
+} from './options.js';
 export type { NodeHandler } from './adapters/node.js';
 
 /** Where {@link A2AServer.listen} listens. */
 export interface ListenInfo {
-  /** Base URL of the HTTP server (`http://127.0.0.1:41241`). */
+  /** Base URL of the HTTP server (`http://127.0.0.1:41241`, `https://...` with `tls`). */
   url: string;
   port: number;
   /** The gRPC port, when gRPC is on. */
@@ -81,13 +96,15 @@ function storeSpecOf(options: A2AServerOptions): string | undefined {
 function createDefaultHandler(
   card: () => AgentCard,
   options: A2AServerOptions,
+  executor: AgentExecutor,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
   stores: OpenedStores | undefined,
 ): RequestHandler {
   return new DefaultRequestHandler({
-    executor: typeof options.agent === 'function' ? { execute: options.agent } : options.agent,
+    executor,
     card,
     ...(extendedCard ? { extendedCard } : {}),
+    ...(options.security ? { extendedCardRequiresAuthentication: true } : {}),
     taskStore: stores ? stores.taskStore : (options.store as TaskStore),
     pushConfigStore: stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
     ...(stores?.eventBus ? { eventBus: stores.eventBus } : {}),
@@ -114,12 +131,21 @@ class A2AHttpServer implements A2AServer {
   private closing: Promise<void> | undefined;
   /** The stores opened from a `store` text option (closed with the server). */
   private readonly stores: OpenedStores | undefined;
+  private readonly tls: TlsConfig | undefined;
+  private readonly authenticate: A2AServerOptions['authenticate'];
 
   constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
     const extendedCard = options.extendedCard;
+    if (options.security && options.authenticate) {
+      throw new Error('createA2AServer: give either security or authenticate, not both');
+    }
+    // The card's security section comes from the authenticators (refused at start when it disagrees).
+    const security = options.security ? wireSecurity(options.security, options.card) : undefined;
+    this.authenticate = security?.authenticate ?? options.authenticate;
+    this.tls = options.tls ? tlsMaterial(options.tls) : undefined;
     this.cards = new CardSource(
-      options.card,
+      security?.card ?? options.card,
       {
         jsonrpc: true,
         rest: true,
@@ -130,6 +156,7 @@ class A2AHttpServer implements A2AServer {
       },
       options.publicUrl,
       options.grpc,
+      options.sign ? signerOf(options.sign.keys) : undefined,
     );
     const card = (): AgentCard => this.cards.card();
     const extended =
@@ -146,15 +173,22 @@ class A2AHttpServer implements A2AServer {
       const spec = storeSpecOf(options);
       if (spec !== undefined) this.stores = openStores(spec);
     }
+    const limits = principalLimits(options.limits ?? {}, () => this.handler);
+    const executor: AgentExecutor =
+      typeof options.agent === 'function' ? { execute: options.agent } : options.agent;
     this.handler = options.handler
       ? options.handler(card)
-      : createDefaultHandler(card, options, extended, this.stores);
-    this.served = interceptHandler(this.handler, options.interceptors ?? []);
+      : createDefaultHandler(card, options, limits.wrapExecutor(executor), extended, this.stores);
+    this.served = interceptHandler(this.handler, [
+      ...(security ? [security.interceptor] : []),
+      ...limits.interceptors,
+      ...(options.interceptors ?? []),
+    ]);
     this.onError = options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
     this.router = new A2ARouter(this.served, this.cards, {
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       onError: this.onError,
-      ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+      ...(this.authenticate ? { authenticate: this.authenticate } : {}),
       compatV03: options.compatV03 !== false,
     });
     this.keepAliveMs = options.keepAliveMs ?? 20_000;
@@ -173,7 +207,10 @@ class A2AHttpServer implements A2AServer {
     if (this.server) throw new Error('The server is already listening');
     if (this.closing) throw new Error('The server is closed');
     if (this.stores) await this.stores.ready;
-    const server = createServer(this.nodeHandler);
+    const timeouts = httpServerTimeouts(this.options.timeouts);
+    const server = this.tls
+      ? createHttpsServer({ ...httpsServerOptions(this.tls), ...timeouts }, this.nodeHandler)
+      : createServer(timeouts, this.nodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -183,11 +220,11 @@ class A2AHttpServer implements A2AServer {
       });
     });
     const address = server.address() as AddressInfo;
-    const url = `http://${formatHost(host ?? '')}:${address.port}`;
+    const url = `${this.tls ? 'https' : 'http'}://${formatHost(host ?? '')}:${address.port}`;
     let grpcPort: number | undefined;
     let grpcTarget: string | undefined;
     if (this.options.grpc) {
-      const authenticate = this.options.authenticate;
+      const authenticate = this.authenticate;
       const { GrpcBinding } = await import('../bindings/grpc/server.js');
       const grpc = new GrpcBinding(this.served, {
         maxMessageBytes: this.options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -203,10 +240,14 @@ class A2AHttpServer implements A2AServer {
         }).addTo(grpc.server);
       }
       const grpcHost = this.options.grpc.host ?? host ?? '0.0.0.0';
-      grpcPort = await grpc.listen(this.options.grpc.port, grpcHost);
+      const credentials = this.tls
+        ? (await import('../bindings/grpc/credentials.js')).grpcServerCredentials(this.tls)
+        : undefined;
+      grpcPort = await grpc.listen(this.options.grpc.port, grpcHost, credentials);
       grpcTarget = `${formatHost(this.options.grpc.host ?? host ?? '')}:${grpcPort}`;
     }
     this.cards.listening(url, grpcTarget);
+    await this.cards.ready();
     return grpcPort === undefined ? { url, port: address.port } : { url, port: address.port, grpcPort };
   }
 
@@ -231,6 +272,21 @@ class A2AHttpServer implements A2AServer {
     await closed;
     await this.stores?.close();
   }
+}
+
+/** The PEM material of the `tls` option (files are read once, at start). */
+function tlsMaterial(tls: ServerTlsOptions): TlsConfig {
+  const config = 'certFile' in tls ? readTlsConfig(tls) : tls;
+  return tls.minVersion ? { ...config, minVersion: tls.minVersion } : config;
+}
+
+/** The card signer of the `sign` option. */
+function signerOf(
+  keys: NonNullable<A2AServerOptions['sign']>['keys'],
+): (card: AgentCard) => Promise<AgentCard> {
+  const list = Array.isArray(keys) ? [...(keys as readonly CardSigningKey[])] : [keys as CardSigningKey];
+  if (list.length === 0) throw new Error('sign.keys is empty');
+  return (card) => signAgentCard(card, list);
 }
 
 /**

@@ -10,6 +10,11 @@ export type {
   ListenInfo,
   NodeHandler,
   ServerLimits,
+  // Security wiring (issue 11): the security, tls and per-caller limits options.
+  AnonymousAccess,
+  PrincipalLimitOptions,
+  ServerSecurityOptions,
+  ServerTlsOptions,
 } from './http.js';
 export {
   buildAgentCard,

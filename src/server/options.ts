@@ -13,6 +13,19 @@ import type { StoreSpec } from '../core/stores/open.js';
 import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import type { TaskStore } from '../core/stores/task-store.js';
 import type { AgentCardConfig } from './card/build.js';
+import type { CardSigningKey } from './card/sign.js';
+import type { TlsConfig } from './auth/tls.js';
+import type { HttpTimeoutOptions } from './limits/http-timeouts.js';
+import type { PrincipalLimitOptions } from './limits/interceptors.js';
+import type { ServerSecurityOptions } from './security.js';
+
+export type { ServerSecurityOptions, AnonymousAccess } from './security.js';
+export type { PrincipalLimitOptions } from './limits/interceptors.js';
+
+/** TLS files of the listener (PEM), or the PEM material itself. */
+export type ServerTlsOptions =
+  | { certFile: string; keyFile: string; clientCaFile?: string; minVersion?: 'TLSv1.2' | 'TLSv1.3' }
+  | TlsConfig;
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */
 export type ExtendedCardConfig = AgentCard | AgentCardConfig;
@@ -112,11 +125,49 @@ export interface A2AServerOptions {
   interruptedTimeoutMs?: number;
   /**
    * Resource bounds and the idempotency window, passed to the DefaultRequestHandler (see
-   * {@link DefaultRequestHandlerOptions} for each one's meaning and default).
-   * @default the DefaultRequestHandler's defaults
-   * @example limits: { maxTaskParts: 1000, idempotencyTtlMs: 60_000 }
+   * {@link DefaultRequestHandlerOptions} for each one's meaning and default), and per-caller
+   * limits run as interceptors on every binding, keyed by tenant + principal: `ratePerSecond`
+   * / `rateBurst` (token bucket; 429 / RESOURCE_EXHAUSTED with Retry-After),
+   * `maxStreamsPerPrincipal`, `maxRunningPerPrincipal` (executions the caller's messages run),
+   * `maxPushConfigsPerTask` (ResourceExhausted beyond). The per-caller limits are off unless set.
+   * @default the DefaultRequestHandler's defaults; no per-caller limits
+   * @example limits: { maxTaskParts: 1000, ratePerSecond: 20, maxStreamsPerPrincipal: 8 }
    */
   limits?: ServerLimits;
+  /**
+   * Authentication from configured authenticators: the card's `securitySchemes` and
+   * `securityRequirements` are generated from them (a card that declares other schemes is
+   * refused at start), every request of every binding passes the gate (401 + WWW-Authenticate /
+   * 403, no task), the extended card is refused to anonymous callers, and anonymous callers
+   * (when `requirements` or `anonymous` allow them) get a scope per connection unless
+   * `anonymous: 'shared'`. Per-skill scopes (`skillScopes`) go on the card's skills; A2A
+   * requests do not name a skill, so the agent checks them with `authorizeSkill(ctx.principal, skill)`.
+   * Not together with `authenticate`.
+   * @default undefined (an open agent: every caller is `anonymous`, one shared scope)
+   * @example security: { authenticators: [createApiKeyAuthenticator({ keys: { 'k-1': 'alice' } })] }
+   */
+  security?: ServerSecurityOptions;
+  /**
+   * Serve HTTPS (and gRPC over TLS) with these PEM files; with a client CA, client certificates
+   * are requested (mutual TLS: pair with `createMutualTlsAuthenticator`). gRPC then requires a
+   * client certificate signed by that CA in the handshake.
+   * @default undefined (plain HTTP and plaintext gRPC)
+   * @example tls: { certFile: 'server.crt', keyFile: 'server.key', clientCaFile: 'clients-ca.crt' }
+   */
+  tls?: ServerTlsOptions;
+  /**
+   * Sign the served public card (spec 8.4) with these keys: one JWS signature per key.
+   * @default undefined (unsigned card)
+   * @example sign: { keys: [{ privateKey: pem, alg: 'ES256', kid: 'card-2026', jku: 'https://example.com/jwks.json' }] }
+   */
+  sign?: { keys: CardSigningKey | readonly CardSigningKey[] };
+  /**
+   * Timeouts and header size limit of the listener against slow clients (slowloris), see
+   * `httpServerTimeouts`; response streams are never cut.
+   * @default { headersTimeoutMs: 10000, requestTimeoutMs: 30000, keepAliveTimeoutMs: 5000, maxHeaderBytes: 16384 }
+   * @example timeouts: { headersTimeoutMs: 5_000 }
+   */
+  timeouts?: HttpTimeoutOptions;
   /**
    * Resolves the caller of every request, on every binding (JSON-RPC, HTTP+JSON, gRPC, and the
    * v0.3 paths), before the operation runs; the principal is `ctx.principal`, and tasks are
@@ -163,7 +214,8 @@ export interface A2AServerOptions {
 }
 
 /** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */
-export type ServerLimits = Pick<DefaultRequestHandlerOptions, (typeof LIMIT_KEYS)[number]>;
+export type ServerLimits = Pick<DefaultRequestHandlerOptions, (typeof LIMIT_KEYS)[number]> &
+  PrincipalLimitOptions;
 
 const LIMIT_KEYS = [
   'maxTaskParts',
@@ -174,7 +226,9 @@ const LIMIT_KEYS = [
 ] as const;
 
 /** The limits that are set, and only those (so the handler's defaults apply to the rest). */
-export function pickLimits(limits: ServerLimits | undefined): ServerLimits {
+export function pickLimits(
+  limits: ServerLimits | undefined,
+): Pick<DefaultRequestHandlerOptions, (typeof LIMIT_KEYS)[number]> {
   const picked: Record<string, unknown> = {};
   for (const key of LIMIT_KEYS) if (limits?.[key] !== undefined) picked[key] = limits[key];
   return picked as ServerLimits;

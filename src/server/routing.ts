@@ -11,6 +11,7 @@ import { RestBinding } from '../bindings/rest/server.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
 import { JSONRPC_PATH, REST_ROOT, WELL_KNOWN_CARD_PATH } from './card/build.js';
 import type { CardSource } from './card-source.js';
+import type { CardResource } from './card/serve.js';
 
 /** What the router hands to every binding it builds. */
 export interface RouterOptions {
@@ -65,9 +66,10 @@ export class A2ARouter {
       return this.rest.handle(req, sub);
     }
     if (path === WELL_KNOWN_CARD_PATH) {
-      return this.cards
-        .resourceFor(baseUrl)
-        .reply(req.method, req.header('if-none-match'), req.header('if-modified-since'));
+      const served = this.cards.served(this.cards.resourceFor(baseUrl));
+      const answer = (r: CardResource): HttpReply =>
+        r.reply(req.method, req.header('if-none-match'), req.header('if-modified-since'));
+      return served instanceof Promise ? served.then(answer) : answer(served);
     }
     return undefined;
   }

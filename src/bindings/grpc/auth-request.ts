@@ -8,6 +8,8 @@ export interface GrpcCallView {
   readonly metadata: { toJSON(): Record<string, (string | Buffer)[]> };
   getPath(): string;
   getAuthContext?(): { transportSecurityType?: string; sslPeerCertificate?: NodePeerCertificate };
+  /** The peer address (`ipv4:127.0.0.1:50123`): one per HTTP/2 connection. */
+  getPeer?(): string;
 }
 
 /**
@@ -29,5 +31,6 @@ export function authRequestFromGrpc(call: GrpcCallView, authority = 'grpc'): Aut
     url,
     headers: call.metadata.toJSON(),
     ...(peer ? { peerCertificate: peer } : {}),
+    ...(call.getPeer ? { connectionId: `grpc:${call.getPeer()}` } : {}),
   });
 }

@@ -4,6 +4,7 @@
  * re-exported here for authenticator authors.
  */
 import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { TLSSocket } from 'node:tls';
 import {
   createAuthRequest,
@@ -41,7 +42,20 @@ export function authRequestFromNode(req: IncomingMessage): AuthRequest {
     url,
     headers: req.headersDistinct as Record<string, string[] | undefined>,
     ...(peer ? { peerCertificate: peer } : {}),
+    connectionId: connectionIdOf(socket),
   });
+}
+
+// One random id per socket, forgotten with the socket (keep-alive requests share it).
+const connectionIds = new WeakMap<object, string>();
+
+function connectionIdOf(socket: object): string {
+  let id = connectionIds.get(socket);
+  if (id === undefined) {
+    id = `http:${randomUUID()}`;
+    connectionIds.set(socket, id);
+  }
+  return id;
 }
 
 /** The request view of a fetch `Request` (no TLS details: a fetch runtime does not expose them). */
