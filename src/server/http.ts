@@ -39,6 +39,8 @@ import {
 } from '../core/handler/request-handler.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from '../core/stores/memory.js';
 import type { TaskStore } from '../core/stores/task-store.js';
+import { PUSH_JWKS_PATH } from '../core/push/notification-signing.js'; // PUSH HOOK (issue 12)
+import { PushHosting, type PushOptions } from './push.js'; // PUSH HOOK (issue 12)
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */
 export type ExtendedCardConfig = AgentCard | AgentCardConfig;
@@ -62,8 +64,13 @@ export interface A2AServerOptions {
   store?: 'memory' | TaskStore;
   /** Offer SendStreamingMessage and SubscribeToTask. @default true */
   streaming?: boolean;
-  /** Offer push notifications. @default false */
+  /**
+   * Offer push notifications: configs are stored and every task update is POSTed to them
+   * (see `push` for address safety, retries and signing). @default false
+   */
   pushNotifications?: boolean;
+  /** PUSH HOOK (issue 12): push delivery options, used when `pushNotifications` is true. */
+  push?: PushOptions;
   /** Also serve gRPC on this port (0 = any free port); listed on the card as `host:port`. */
   grpc?: { port: number; host?: string };
   /**
@@ -162,6 +169,7 @@ function createDefaultHandler(
   card: () => AgentCard,
   options: A2AServerOptions,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
+  push: PushHosting | undefined, // PUSH HOOK (issue 12)
 ): RequestHandler {
   if (typeof options.store === 'string' && options.store !== 'memory') {
     throw new Error(
@@ -174,7 +182,7 @@ function createDefaultHandler(
     ...(extendedCard ? { extendedCard } : {}),
     taskStore:
       options.store === undefined || options.store === 'memory' ? new MemoryTaskStore() : options.store,
-    pushConfigStore: new MemoryPushConfigStore(),
+    pushConfigStore: push ? push.configs : new MemoryPushConfigStore(), // PUSH HOOK (issue 12)
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
@@ -347,6 +355,8 @@ class A2AHttpServer implements A2AServer {
   /** v0.3 compatibility (issue 14); undefined when `compatV03: false`. */
   private readonly v03: V03Router | undefined;
   private readonly keepAliveMs: number;
+  /** PUSH HOOK (issue 12): delivery, JWKS and config checks; undefined without push. */
+  private readonly push: PushHosting | undefined;
   private readonly streams = new Set<SseSource>();
   private server: Server | undefined;
   private grpc: GrpcHost | undefined;
@@ -364,6 +374,10 @@ class A2AHttpServer implements A2AServer {
         rest: true,
         streaming,
         pushNotifications: options.pushNotifications ?? false,
+        // PUSH HOOK (issue 12): the card names the JWKS of signed notifications (G15).
+        ...(options.pushNotifications && options.push?.signingKey !== false
+          ? { pushJwksPath: PUSH_JWKS_PATH }
+          : {}),
         extendedAgentCard: extendedCard !== undefined,
         compatV03: options.compatV03 !== false,
       },
@@ -381,10 +395,15 @@ class A2AHttpServer implements A2AServer {
     if (extendedCard !== undefined && typeof extendedCard !== 'function') {
       validateAgentCard(completeExtendedCard(extendedCard, card()));
     }
-    this.handler = options.handler ? options.handler(card) : createDefaultHandler(card, options, extended);
     const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const onError =
       options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
+    // PUSH HOOK (issue 12): push machinery first (the handler takes its config store), then wrap.
+    this.push = options.pushNotifications ? new PushHosting(options.push ?? {}, onError) : undefined;
+    const handler = options.handler
+      ? options.handler(card)
+      : createDefaultHandler(card, options, extended, this.push);
+    this.handler = this.push ? this.push.attach(handler) : handler;
     this.jsonrpc = new JsonRpcBinding(this.handler, { bodyLimit, onError });
     this.rest = new RestBinding(this.handler, { bodyLimit, onError });
     this.v03 = options.compatV03 === false ? undefined : new V03Router(this.handler, { bodyLimit, onError });
@@ -420,6 +439,7 @@ class A2AHttpServer implements A2AServer {
       if (this.v03?.isRestV03(req, sub)) return this.v03.rest.handle(req, sub);
       return this.rest.handle(req, sub);
     }
+    if (this.push && path === PUSH_JWKS_PATH) return this.push.jwksReply(req.method); // PUSH HOOK (issue 12)
     if (path === WELL_KNOWN_CARD_PATH) {
       return this.cards
         .resourceFor(baseUrl)
