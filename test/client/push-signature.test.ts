@@ -41,7 +41,7 @@ describe('signed push notifications', () => {
     t.after(() => server.close());
     const client = await A2AClient.connect(url);
     t.after(() => client.close());
-    const jwks = pushJwksUrlOf(client.card);
+    const jwks = pushJwksUrlOf(client.card!);
     assert.ok(jwks, 'the card names the push JWKS');
     const events: string[] = [];
     const errors: string[] = [];
@@ -79,7 +79,7 @@ describe('signed push notifications', () => {
     const make = (audience: string) =>
       listen(
         createPushReceiver({
-          signature: { jwks: pushJwksUrlOf(client.card)!, audience },
+          signature: { jwks: pushJwksUrlOf(client.card!)!, audience },
           expectTask: () => true,
           onEvent: (e) => void accepted.push(e.kind),
         }),
@@ -117,8 +117,8 @@ describe('signed push notifications', () => {
     // A token made with a key the agent does not publish.
     const forger = new NotificationSigner({
       privateKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
-      kid: ((await (await fetch(pushJwksUrlOf(client.card)!)).json()) as { keys: { kid: string }[] }).keys[0]!
-        .kid,
+      kid: ((await (await fetch(pushJwksUrlOf(client.card!)!)).json()) as { keys: { kid: string }[] })
+        .keys[0]!.kid,
     });
     const forged = await forger.sign(changed, recorder.url, headers['x-a2a-notification-id']!);
     const forgedRes = await post(changed, { ...headers, 'x-a2a-notification-signature': forged });

@@ -7,6 +7,7 @@
  * expires. Concurrency is bounded; close() stops claiming and lets the running POSTs finish
  * for a grace period, then aborts them.
  */
+import { setMaxListeners } from 'node:events';
 import { newId } from '../../model/ids.js';
 import type { TaskPushNotificationConfig } from '../../model/schema.js';
 import type { PushConfigStore } from '../stores/push-config-store.js';
@@ -89,6 +90,8 @@ export class PushDeliveryWorker {
     this.#closeGraceMs = options.closeGraceMs ?? 5000;
     this.#onError = options.onError ?? ((error) => console.error('a2a-kit: push outbox error', error));
     this.#client = new WebhookClient({ ...options, maxSockets: this.#concurrency });
+    // Each running POST listens on the stop signal: at most `concurrency` at once, none left over.
+    setMaxListeners(this.#concurrency + 1, this.#stop.signal);
   }
 
   /** Starts draining (the backlog a durable outbox kept across a restart included). */
@@ -146,7 +149,8 @@ export class PushDeliveryWorker {
       this.#onError(error);
     } finally {
       this.#pumping = false;
-      this.#schedule();
+      // At full capacity a finishing POST wakes the pump: no timer needed (and no scan for it).
+      if (this.#running.size < this.#concurrency) this.#schedule();
     }
   }
 

@@ -76,10 +76,16 @@ export class WebhookClient {
     const send = secure ? httpsRequest : httpRequest;
     return new Promise<WebhookResult>((resolve, reject) => {
       let settled = false;
-      const fail = (error: WebhookRequestError): void => {
-        if (settled) return;
+      const onAbort = (): void => fail(new WebhookRequestError('stopped', 'ABORTED'));
+      /** Ends the request's timer and listener (the stop signal is shared by every request). */
+      const finish = (): void => {
         settled = true;
         clearTimeout(overall);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (error: WebhookRequestError): void => {
+        if (settled) return;
+        finish();
         req.destroy();
         reject(error);
       };
@@ -95,11 +101,8 @@ export class WebhookClient {
         this.#timeoutMs,
       );
       if (signal) {
-        if (signal.aborted) queueMicrotask(() => fail(new WebhookRequestError('stopped', 'ABORTED')));
-        else
-          signal.addEventListener('abort', () => fail(new WebhookRequestError('stopped', 'ABORTED')), {
-            once: true,
-          });
+        if (signal.aborted) queueMicrotask(onAbort);
+        else signal.addEventListener('abort', onAbort, { once: true });
       }
       req.on('socket', (socket) => {
         if (!socket.connecting) return; // a pooled connection
@@ -124,8 +127,7 @@ export class WebhookClient {
         let size = 0;
         const done = (): void => {
           if (settled) return;
-          settled = true;
-          clearTimeout(overall);
+          finish();
           resolve({ status: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).toString('utf8') });
         };
         res.on('data', (chunk: Buffer) => {
