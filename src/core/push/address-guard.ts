@@ -154,10 +154,24 @@ export function isAllowedHost(url: URL, policy: AddressPolicy): boolean {
 /** Resolves a host name; tests and embedders may replace it. */
 export type HostResolver = (host: string) => Promise<CheckedAddress[]>;
 
-/** The system resolver (`getaddrinfo`, as node:http would use), every address. */
+/** Longest wait for the system resolver before a lookup counts as failed (and is retried later). */
+const LOOKUP_TIMEOUT_MS = 5000;
+
+/** The system resolver (`getaddrinfo`, as node:http would use), every address, at most 5 s. */
 export const systemResolver: HostResolver = async (host) => {
-  const found = await lookup(host, { all: true, verbatim: true });
-  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' })),
+      LOOKUP_TIMEOUT_MS,
+    );
+  });
+  try {
+    const found = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);
+    return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+  } finally {
+    clearTimeout(timer);
+  }
 };
 
 /**

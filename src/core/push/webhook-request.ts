@@ -94,7 +94,6 @@ export class WebhookClient {
         agent: secure ? this.#https : this.#http,
         lookup: pinned,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        ...(secure ? { servername: url.hostname.replace(/^\[|\]$/g, '') } : {}),
       });
       const overall = setTimeout(
         () => fail(new WebhookRequestError(`no complete answer within ${this.#timeoutMs} ms`, 'ETIMEDOUT')),
