@@ -64,6 +64,9 @@ export async function checkPushConfig(
   try {
     await resolveWebhook(parseWebhookUrl(config.url, policy), policy, resolve);
   } catch (error) {
+    // A name that does not resolve now may resolve later: the check before each delivery
+    // decides then. Only a refused address (or form) is refused here.
+    if (error instanceof WebhookAddressError && error.transient) return;
     if (error instanceof WebhookAddressError) throw invalid(`${at}.url`, `is refused: ${error.message}`);
     throw error;
   }

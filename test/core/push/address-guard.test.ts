@@ -134,3 +134,18 @@ describe('push retry policy', () => {
     assert.match(old.outcome === 'dead' ? old.error : '', /older than 60000 ms/);
   });
 });
+
+describe('push config check', () => {
+  test('SRV-PUSH-8: a name resolving to a refused address is refused; one that does not resolve yet is left to delivery', async () => {
+    const { checkPushConfig } = await import('../../../src/core/push/config-check.js');
+    const { InvalidParamsError } = await import('../../../src/errors/a2a-error.js');
+    const toPrivate = () => Promise.resolve([{ address: '192.168.7.7', family: 4 as const }]);
+    await assert.rejects(
+      checkPushConfig({ url: 'https://intranet.example/hook' }, 'config', {}, toPrivate),
+      (e: unknown) =>
+        e instanceof InvalidParamsError && /config\.url is refused: .*192\.168\.7\.7/.test(e.message),
+    );
+    const unknown = () => Promise.reject(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }));
+    await checkPushConfig({ url: 'https://not-yet.example/hook' }, 'config', {}, unknown);
+  });
+});
