@@ -58,6 +58,14 @@ export {
 export { ArtifactAssembler, textOf } from './artifacts.js';
 export { createPushReceiver, type PushReceiverOptions } from './push-receiver.js';
 export {
+  createPushSignatureVerifier,
+  pushJwksUrlOf,
+  PushSignatureError,
+  PUSH_SIGNING_EXTENSION_URI,
+  type PushSignatureOptions,
+  type PushSignatureVerifier,
+} from './push-signature.js';
+export {
   A2AClientError,
   A2ADeadlineError,
   A2AInterfacesUnreachableError,

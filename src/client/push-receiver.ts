@@ -9,9 +9,16 @@ import { StreamResponse } from '../model/schema.js';
 import { expectShape } from '../bindings/http/decode.js';
 import { hasKnownMember, eventTaskId } from '../bindings/stream-guard.js';
 import { statusOf, toStreamEvent, toStreamResponse, type StreamEvent } from './client.js';
+import { createPushSignatureVerifier, type PushSignatureOptions } from './push-signature.js';
 
 /** Options of {@link createPushReceiver}. */
 export interface PushReceiverOptions {
+  /**
+   * Verify the agent's signature on every notification (SRV-PUSH-7): the JWT in
+   * `X-A2A-Notification-Signature` against the agent's push JWKS (`pushJwksUrlOf(card)`),
+   * for this webhook's URL, over the exact body. A notification failing it gets 401.
+   */
+  signature?: PushSignatureOptions;
   /** Expected `X-A2A-Notification-Token` (the config's `token`). */
   token?: string;
   /** Expected `Authorization: Bearer <value>` (the config's `authentication`). */
@@ -55,9 +62,13 @@ function answer(res: ServerResponse, status: number, message?: string): void {
 export function createPushReceiver(
   options: PushReceiverOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  if (options.token === undefined && options.bearer === undefined) {
-    throw new Error('createPushReceiver: configure a token or bearer credentials (CLI-PUSH-2)');
+  if (options.token === undefined && options.bearer === undefined && options.signature === undefined) {
+    throw new Error(
+      'createPushReceiver: configure a token, bearer credentials or signature verification (CLI-PUSH-2)',
+    );
   }
+  const verify = options.signature ? createPushSignatureVerifier(options.signature) : undefined;
+  const needsSecret = options.token !== undefined || options.bearer !== undefined;
   const limit = options.bodyLimit ?? 1024 * 1024;
   const seen = options.dedupe === false ? undefined : new RecentEvents(options.dedupe ?? {});
   return (req, res) => {
@@ -71,7 +82,7 @@ export function createPushReceiver(
       const tokenOk = options.token !== undefined && typeof token === 'string' && same(token, options.token);
       const bearerOk =
         options.bearer !== undefined && /^bearer /i.test(auth) && same(auth.slice(7).trim(), options.bearer);
-      if (!tokenOk && !bearerOk) {
+      if (needsSecret && !tokenOk && !bearerOk) {
         req.resume();
         return answer(res, 401, 'missing or wrong notification credentials');
       }
@@ -82,9 +93,23 @@ export function createPushReceiver(
         if (size > limit) return answer(res, 413, 'body too large');
         chunks.push(chunk);
       }
+      const raw = Buffer.concat(chunks);
+      if (verify) {
+        const id = req.headers['x-a2a-notification-id'];
+        const signature = req.headers['x-a2a-notification-signature'];
+        try {
+          await verify(
+            typeof signature === 'string' ? signature : undefined,
+            typeof id === 'string' ? id : undefined,
+            raw,
+          );
+        } catch (error) {
+          return answer(res, 401, (error as Error).message);
+        }
+      }
       let event: StreamEvent;
       try {
-        const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const value: unknown = JSON.parse(raw.toString('utf8'));
         if (!hasKnownMember(value)) throw new Error('not a StreamResponse');
         event = toStreamEvent(expectShape(StreamResponse, value, 'push notification'));
       } catch (error) {

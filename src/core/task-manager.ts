@@ -6,7 +6,7 @@
  */
 import { formatTimestamp } from '../model/timestamp.js';
 import { isInterruptedState, TaskState } from '../model/enums.js';
-import type { Artifact, Message, Task, TaskStatus } from '../model/schema.js';
+import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
 import { InterruptedTaskTimer, refOf, waitExpiredMessage } from './interrupted-timer.js';
 import { PerTaskOrder } from './per-task-order.js';
@@ -35,6 +35,7 @@ import {
   type TaskLimits,
 } from './task-size.js';
 import { ownArtifact, snapshotTask } from './task-snapshot.js';
+import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12)
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -88,6 +89,8 @@ export class TaskManager {
   readonly #interruptedTimeoutMs: number;
   readonly #onInterruptedExpired: ((record: StoredTask) => void) | undefined;
   readonly #limits: TaskLimits;
+  /** PUSH HOOK (issue 12): when set, every save goes through it to enqueue its notifications. */
+  #push: PushChangeWriter | undefined;
 
   constructor(
     readonly store: TaskStore,
@@ -118,6 +121,21 @@ export class TaskManager {
         );
       }
     }
+  }
+
+  /**
+   * PUSH HOOK (issue 12): from now on every change is saved through `writer`, which enqueues
+   * the change's push notifications in the same write (see PushChangeWriter).
+   */
+  attachPushOutbox(writer: PushChangeWriter): void {
+    this.#push = writer;
+  }
+
+  /** PUSH HOOK (issue 12): `store.save`, through the push outbox when one is attached. */
+  #save(record: StoredTask, expectedVersion: number, event: StreamResponse | undefined): Promise<void> {
+    return this.#push
+      ? this.#push.saveChange(this.store, record, expectedVersion, event)
+      : this.store.save(record, expectedVersion);
   }
 
   /** Stops timing interrupted tasks (the handler's close()). */
@@ -153,11 +171,12 @@ export class TaskManager {
         version: 1,
         statusTimeMs: now,
       };
-      await this.store.save(record, 0);
+      const response: StreamResponse = { task: snapshotTask(task) };
+      await this.#save(record, 0, response); // PUSH HOOK (issue 12): was store.save(record, 0)
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
       const pending = this.bus.publish(
         { tenant: scope.tenant, taskId: task.id },
-        { taskId: task.id, version: 1, state: init.state, response: { task: snapshotTask(task) } },
+        { taskId: task.id, version: 1, state: init.state, response },
       );
       if (pending) await pending;
       return record;
@@ -205,7 +224,7 @@ export class TaskManager {
           statusTimeMs,
         };
         try {
-          await this.store.save(record, current.version);
+          await this.#save(record, current.version, response); // PUSH HOOK (issue 12): was store.save
         } catch (error) {
           changed.rollback?.();
           if (error instanceof TaskVersionConflictError && attempt < MAX_CONFLICT_RETRIES) continue;

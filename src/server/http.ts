@@ -31,6 +31,8 @@ import { httpsServerOptions, readTlsConfig, type TlsConfig } from './auth/tls.js
 import { signAgentCard, type CardSigningKey } from './card/sign.js';
 import type { AgentExecutor } from '../core/executor.js';
 import { A2ARouter } from './routing.js';
+import { PUSH_JWKS_PATH } from '../core/push/notification-signing.js';
+import { PushHosting } from './push/hosting.js';
 
 export type {
   A2AServerOptions,
@@ -99,6 +101,7 @@ function createDefaultHandler(
   executor: AgentExecutor,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
   stores: OpenedStores | undefined,
+  push: PushHosting | undefined,
 ): RequestHandler {
   return new DefaultRequestHandler({
     executor,
@@ -106,7 +109,7 @@ function createDefaultHandler(
     ...(extendedCard ? { extendedCard } : {}),
     ...(options.security ? { extendedCardRequiresAuthentication: true } : {}),
     taskStore: stores ? stores.taskStore : (options.store as TaskStore),
-    pushConfigStore: stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
+    pushConfigStore: push ? push.configs : stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
     ...(stores?.eventBus ? { eventBus: stores.eventBus } : {}),
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
@@ -126,6 +129,8 @@ class A2AHttpServer implements A2AServer {
   private readonly inFlight = new InFlight();
   private readonly keepAliveMs: number;
   private readonly onError: (error: unknown) => void;
+  /** Push delivery, the JWKS of signed notifications and the config checks; undefined without push. */
+  private readonly push: PushHosting | undefined;
   private server: Server | undefined;
   private grpc: GrpcHost | undefined;
   private closing: Promise<void> | undefined;
@@ -151,6 +156,10 @@ class A2AHttpServer implements A2AServer {
         rest: true,
         streaming,
         pushNotifications: options.pushNotifications ?? false,
+        // PUSH HOOK (issue 12): the card names the JWKS of signed notifications (G15).
+        ...(options.pushNotifications && options.push?.signingKey !== false
+          ? { pushJwksPath: PUSH_JWKS_PATH }
+          : {}),
         extendedAgentCard: extendedCard !== undefined,
         compatV03: options.compatV03 !== false,
       },
@@ -176,16 +185,31 @@ class A2AHttpServer implements A2AServer {
     const limits = principalLimits(options.limits ?? {}, () => this.handler);
     const executor: AgentExecutor =
       typeof options.agent === 'function' ? { execute: options.agent } : options.agent;
-    this.handler = options.handler
+    const onError =
+      options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
+    // Push first: the handler takes its config store (the server's store when it has one).
+    this.push = options.pushNotifications
+      ? new PushHosting(
+          {
+            ...(this.stores ? { configStore: this.stores.pushConfigStore } : {}),
+            ...(options.push ?? {}),
+          },
+          onError,
+        )
+      : undefined;
+    const handler = options.handler
       ? options.handler(card)
-      : createDefaultHandler(card, options, limits.wrapExecutor(executor), extended, this.stores);
+      : createDefaultHandler(card, options, limits.wrapExecutor(executor), extended, this.stores, this.push);
+    this.handler = this.push ? this.push.attach(handler) : handler;
     this.served = interceptHandler(this.handler, [
       ...(security ? [security.interceptor] : []),
       ...limits.interceptors,
       ...(options.interceptors ?? []),
     ]);
-    this.onError = options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
+    this.onError = onError;
+    const push = this.push;
     this.router = new A2ARouter(this.served, this.cards, {
+      ...(push ? { extraRoutes: { [PUSH_JWKS_PATH]: (method: string) => push.jwksReply(method) } } : {}),
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       onError: this.onError,
       ...(this.authenticate ? { authenticate: this.authenticate } : {}),

@@ -73,6 +73,35 @@ export type { RecoveryOptions } from '../core/recovery.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigPage, PushConfigStore } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';
+// Push delivery (issue 12).
+export type { PushOptions } from './push/hosting.js';
+export type {
+  PushAttempt,
+  PushChangeWriter,
+  PushDelivery,
+  PushDeliveryQuery,
+  PushDeliveryState,
+  PushOutbox,
+  PushSettlement,
+} from '../core/push/outbox.js';
+export { MemoryPushOutbox, type MemoryPushOutboxOptions } from '../core/push/memory-outbox.js';
+export { RetryPolicy, type RetryOptions as PushRetryOptions } from '../core/push/retry-policy.js';
+export {
+  WebhookAddressError,
+  refusedAddressReason,
+  type AddressPolicy,
+  type HostResolver,
+} from './push/address-guard.js';
+export {
+  NotificationSigner,
+  PUSH_JWKS_PATH,
+  PUSH_SIGNING_EXTENSION,
+  PUSH_SIGNATURE_HEADER,
+  PUSH_ID_HEADER,
+  type PushSigningKey,
+} from '../core/push/notification-signing.js';
+export { PUSH_TOKEN_HEADER } from './push/delivery-worker.js';
+export { MAX_PUSH_TOKEN_LENGTH, MAX_PUSH_CREDENTIALS_LENGTH } from './push/config-check.js';
 export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';
 export { RestBinding } from '../bindings/rest/server.js';

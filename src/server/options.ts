@@ -10,6 +10,7 @@ import type { RequestHandler } from '../core/handler/request-handler.js';
 import type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
 import type { RecoveryOptions } from '../core/recovery.js';
 import type { StoreSpec } from '../core/stores/open.js';
+import type { PushOptions } from './push/hosting.js';
 import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import type { TaskStore } from '../core/stores/task-store.js';
 import type { AgentCardConfig } from './card/build.js';
@@ -79,6 +80,13 @@ export interface A2AServerOptions {
    * @example pushNotifications: true
    */
   pushNotifications?: boolean;
+  /**
+   * Push delivery options (address safety, retries, signing), used when `pushNotifications`
+   * is true. See [Push notifications](../../README.md#push-notifications).
+   * @default {} (HTTPS only, public addresses only, signed with a key generated at start)
+   * @example push: { allowHosts: ['127.0.0.1'], allowHttp: true }
+   */
+  push?: PushOptions;
   /**
    * Also serve gRPC on this port (0 = any free port); listed on the card as `host:port`.
    * @default undefined (no gRPC)

@@ -20,6 +20,8 @@ export interface RouterOptions {
   authenticate?: Authenticate;
   /** Serve v0.3 requests (else the v1.0 bindings answer them with VersionNotSupportedError). */
   compatV03: boolean;
+  /** More GET paths the server answers itself (the push JWKS), each given the HTTP method. */
+  extraRoutes?: Readonly<Record<string, (method: string) => HttpReply>>;
 }
 
 /** The JSON body of a 404 for a path that is not an A2A path. */
@@ -35,7 +37,7 @@ export class A2ARouter {
   constructor(
     handler: RequestHandler,
     private readonly cards: CardSource,
-    options: RouterOptions,
+    private readonly options: RouterOptions,
   ) {
     const bindingOptions = {
       bodyLimit: options.bodyLimit,
@@ -65,6 +67,8 @@ export class A2ARouter {
       if (this.v03?.isRestV03(req, sub)) return this.v03.rest.handle(req, sub);
       return this.rest.handle(req, sub);
     }
+    const extra = this.options.extraRoutes?.[path];
+    if (extra) return extra(req.method);
     if (path === WELL_KNOWN_CARD_PATH) {
       const served = this.cards.served(this.cards.resourceFor(baseUrl));
       const answer = (r: CardResource): HttpReply =>

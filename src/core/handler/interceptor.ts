@@ -74,9 +74,7 @@ export function interceptHandler(
   const wrapped: Record<string, unknown> = {
     agentCard: () => handler.agentCard(),
     close: () => own.close?.() ?? Promise.resolve(),
-    get taskManager() {
-      return own.taskManager;
-    },
+    taskManager: own.taskManager,
   };
   for (const method of Object.keys(HANDLER_METHOD) as A2AMethod[]) {
     const streaming = OPERATIONS[method].streaming;

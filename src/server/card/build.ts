@@ -16,6 +16,7 @@ import {
   type SecurityScheme,
 } from '../../model/schema.js';
 import { compile, formatViolations } from '../../model/validate.js';
+import { PUSH_SIGNING_EXTENSION } from '../../core/push/notification-signing.js'; // PUSH HOOK (issue 12)
 // v0.3 compatibility (issue 14): the card's v0.3 interfaces and legacy fields.
 import { legacyCardFields, v03Interfaces } from '../../bindings/compat-v03/card.js';
 
@@ -57,6 +58,8 @@ export interface CardFacts {
   streaming: boolean;
   pushNotifications: boolean;
   extendedAgentCard: boolean;
+  /** PUSH HOOK (issue 12): path of the push-signature JWKS below the base URL, named on the card (G15). */
+  pushJwksPath?: string;
   /** v0.3 compatibility is on: list the v0.3 interfaces and add the legacy v0.3 fields (SRV-COMPAT-6). */
   compatV03?: boolean;
 }
@@ -91,6 +94,21 @@ export function supportedInterfaces(facts: CardFacts): AgentInterface[] {
   return out;
 }
 
+/** PUSH HOOK (issue 12): the configured extensions, plus the push-signature one (G15) when signing is on. */
+function extensionsOf(config: AgentCardConfig, facts: CardFacts): { extensions?: AgentExtension[] } {
+  const extensions = [...(config.extensions ?? [])];
+  if (facts.pushNotifications && facts.pushJwksPath !== undefined) {
+    extensions.push({
+      uri: PUSH_SIGNING_EXTENSION,
+      description:
+        'Push notifications carry a JWT (X-A2A-Notification-Signature) over the body SHA-256; verify it with this JWKS.',
+      required: false,
+      params: { jwksUrl: `${facts.baseUrl}${facts.pushJwksPath}` },
+    });
+  }
+  return extensions.length > 0 ? { extensions } : {};
+}
+
 /** The card, fields in proto order, optional fields only when set. */
 export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): AgentCard {
   const v1Interfaces = supportedInterfaces(facts);
@@ -105,7 +123,7 @@ export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): Agent
     capabilities: {
       streaming: facts.streaming,
       pushNotifications: facts.pushNotifications,
-      ...(config.extensions && config.extensions.length > 0 ? { extensions: config.extensions } : {}),
+      ...extensionsOf(config, facts), // PUSH HOOK (issue 12): was config.extensions only
       extendedAgentCard: facts.extendedAgentCard,
     },
     ...(config.securitySchemes ? { securitySchemes: config.securitySchemes } : {}),

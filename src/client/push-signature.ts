@@ -1,0 +1,110 @@
+/**
+ * Verifies signed push notifications (SRV-PUSH-7, G15) on the receiving side: the JWT in
+ * `X-A2A-Notification-Signature` must verify against the agent's push JWKS (fetched once, then
+ * cached and refreshed by `jose` when an unknown key id appears), name this webhook as `aud`,
+ * be current (`iat`, `exp`), carry the notification id as `jti`, and hash to the exact body.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
+import type { AgentCard } from '../model/schema.js';
+
+/** URI of the card extension that names the push JWKS (same value as the server's). */
+export const PUSH_SIGNING_EXTENSION_URI = 'https://a2a-kit.dev/extensions/push-signature/v1';
+
+/** Options of {@link createPushSignatureVerifier}. */
+export interface PushSignatureOptions {
+  /** The agent's push JWKS URL (see {@link pushJwksUrlOf}), or the key set itself. */
+  jwks: string | URL | JSONWebKeySet;
+  /** This webhook's URL exactly as registered in the push config (the JWT's `aud`). */
+  audience: string;
+  /** Accepted algorithms. @default ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'] */
+  algorithms?: string[];
+  /** Clock tolerance in seconds. @default 30 */
+  clockToleranceS?: number;
+  /** Oldest accepted `iat`, seconds. @default 300 */
+  maxTokenAgeS?: number;
+}
+
+/** A notification whose signature did not verify; the message says why. */
+export class PushSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PushSignatureError';
+  }
+}
+
+/** The push JWKS URL an agent's card names, or undefined when it signs no notifications. */
+export function pushJwksUrlOf(card: AgentCard): string | undefined {
+  const ext = card.capabilities.extensions?.find((e) => e.uri === PUSH_SIGNING_EXTENSION_URI);
+  const url = ext?.params?.['jwksUrl'];
+  return typeof url === 'string' ? url : undefined;
+}
+
+/** Checks one notification: `(signature header, notification id header, raw body)`; throws PushSignatureError. */
+export type PushSignatureVerifier = (
+  signature: string | undefined,
+  notificationId: string | undefined,
+  body: Buffer,
+) => Promise<void>;
+
+/** A verifier for notifications from one agent to one webhook. */
+export function createPushSignatureVerifier(options: PushSignatureOptions): PushSignatureVerifier {
+  const keys =
+    typeof options.jwks === 'string' || options.jwks instanceof URL
+      ? createRemoteJWKSet(new URL(options.jwks))
+      : createLocalJWKSet(options.jwks);
+  const audience = normalizeUrl(options.audience);
+  return async (signature, notificationId, body) => {
+    if (!signature)
+      throw new PushSignatureError('the notification is not signed (no X-A2A-Notification-Signature)');
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(signature, keys, {
+        audience,
+        algorithms: options.algorithms ?? ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'],
+        clockTolerance: options.clockToleranceS ?? 30,
+        maxTokenAge: options.maxTokenAgeS ?? 300,
+        requiredClaims: ['iat', 'exp', 'jti'],
+      }));
+    } catch (error) {
+      throw new PushSignatureError(`the notification signature does not verify: ${describe(error)}`);
+    }
+    if (notificationId !== undefined && payload.jti !== notificationId) {
+      throw new PushSignatureError(
+        'the signature belongs to another notification (jti differs from X-A2A-Notification-Id)',
+      );
+    }
+    const claimed = payload['request_body_sha256'];
+    const actual = createHash('sha256').update(body).digest('hex');
+    if (
+      typeof claimed !== 'string' ||
+      claimed.length !== actual.length ||
+      !timingSafeEqual(Buffer.from(claimed), Buffer.from(actual))
+    ) {
+      throw new PushSignatureError('the body was changed: its SHA-256 is not the signed one');
+    }
+  };
+}
+
+function normalizeUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'it has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `claim ${error.claim} ${error.reason}`;
+  if (error instanceof joseErrors.JWKSNoMatchingKey)
+    return 'it is signed with a key the agent does not publish';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the signature is wrong';
+  return error instanceof Error ? error.message : String(error);
+}

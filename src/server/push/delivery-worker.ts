@@ -1,0 +1,279 @@
+/**
+ * The push delivery worker (SRV-PUSH-2..6): claims due deliveries from the outbox with a lease,
+ * POSTs each to its config's webhook (a config's notifications one at a time, in order: the
+ * outbox hands out only a config's oldest pending one), and settles the outcome: delivered on
+ * 2xx, otherwise retried with backoff until the retry policy dead-letters it. At least once: a
+ * delivery is settled only after the receiver answered, so a crash resends it once its lease
+ * expires. Concurrency is bounded; close() stops claiming and lets the running POSTs finish
+ * for a grace period, then aborts them.
+ */
+import { setMaxListeners } from 'node:events';
+import { newId } from '../../model/ids.js';
+import type { TaskPushNotificationConfig } from '../../model/schema.js';
+import type { PushConfigStore } from '../../core/stores/push-config-store.js';
+import {
+  parseWebhookUrl,
+  resolveWebhook,
+  systemResolver,
+  WebhookAddressError,
+  type AddressPolicy,
+  type HostResolver,
+} from './address-guard.js';
+import {
+  PUSH_ID_HEADER,
+  PUSH_SIGNATURE_HEADER,
+  type NotificationSigner,
+} from '../../core/push/notification-signing.js';
+import type { PushAttempt, PushDelivery, PushOutbox, PushSettlement } from '../../core/push/outbox.js';
+import { RetryPolicy } from '../../core/push/retry-policy.js';
+import { WebhookClient, WebhookRequestError, type WebhookLimits } from './webhook-request.js';
+
+/** The header that carries the config's token (N11). */
+export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
+
+/** Options of {@link PushDeliveryWorker}. */
+export interface PushDeliveryWorkerOptions extends WebhookLimits {
+  outbox: PushOutbox;
+  /** Where the configs are read at delivery time (a deleted config gets nothing more). */
+  configs: PushConfigStore;
+  retry?: RetryPolicy;
+  addressPolicy?: AddressPolicy;
+  /** @default the system resolver */
+  resolve?: HostResolver;
+  /** Signs every notification when given. */
+  signer?: NotificationSigner;
+  /** Most POSTs in flight at once. @default 16 */
+  concurrency?: number;
+  /** How long a claim is held; must exceed `timeoutMs`. @default timeoutMs * 2 + 30000 */
+  leaseMs?: number;
+  /** How often the outbox is polled when it cannot say when work is due (shared stores). @default 1000 */
+  pollMs?: number;
+  /** How long close() lets running POSTs finish before aborting them. @default 5000 */
+  closeGraceMs?: number;
+  /** This worker's id in leases. @default a UUID */
+  workerId?: string;
+  /** Failures of the outbox itself (a store error); delivery failures are recorded, not reported. */
+  onError?: (error: unknown) => void;
+}
+
+/** Drains a {@link PushOutbox}. */
+export class PushDeliveryWorker {
+  readonly workerId: string;
+  readonly #outbox: PushOutbox;
+  readonly #configs: PushConfigStore;
+  readonly #retry: RetryPolicy;
+  readonly #policy: AddressPolicy;
+  readonly #resolve: HostResolver;
+  readonly #signer: NotificationSigner | undefined;
+  readonly #client: WebhookClient;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  readonly #closeGraceMs: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #stop = new AbortController();
+  readonly #running = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #pumping = false;
+  #again = false;
+  #started = false;
+  #closed = false;
+
+  constructor(options: PushDeliveryWorkerOptions) {
+    this.workerId = options.workerId ?? newId();
+    this.#outbox = options.outbox;
+    this.#configs = options.configs;
+    this.#retry = options.retry ?? new RetryPolicy();
+    this.#policy = options.addressPolicy ?? {};
+    this.#resolve = options.resolve ?? systemResolver;
+    this.#signer = options.signer;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    this.#leaseMs = options.leaseMs ?? timeoutMs * 2 + 30_000;
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#closeGraceMs = options.closeGraceMs ?? 5000;
+    this.#onError = options.onError ?? ((error) => console.error('a2a-kit: push outbox error', error));
+    this.#client = new WebhookClient({ ...options, maxSockets: this.#concurrency });
+    // Each running POST listens on the stop signal: at most `concurrency` at once, none left over.
+    setMaxListeners(this.#concurrency + 1, this.#stop.signal);
+  }
+
+  /** Starts draining (the backlog a durable outbox kept across a restart included). */
+  start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    this.#outbox.onEnqueued?.(this.wake);
+    this.wake();
+  }
+
+  /** Looks for due work now (called when something was enqueued). */
+  readonly wake = (): void => {
+    if (this.#closed || !this.#started) return;
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    void this.#pump();
+  };
+
+  /** Stops claiming, waits up to the grace period for running POSTs, then aborts them. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    if (this.#running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#closeGraceMs);
+      });
+      await Promise.race([Promise.allSettled([...this.#running]), grace]);
+      clearTimeout(timer);
+      this.#stop.abort();
+      await Promise.allSettled([...this.#running]);
+    }
+    this.#client.close();
+  }
+
+  async #pump(): Promise<void> {
+    this.#pumping = true;
+    try {
+      do {
+        this.#again = false;
+        while (!this.#closed && this.#running.size < this.#concurrency) {
+          const claimed = await this.#outbox.claim(
+            this.workerId,
+            this.#concurrency - this.#running.size,
+            this.#leaseMs,
+          );
+          if (claimed.length === 0) break;
+          for (const delivery of claimed) this.#launch(delivery);
+        }
+      } while (this.#again && !this.#closed);
+    } catch (error) {
+      this.#onError(error);
+    } finally {
+      this.#pumping = false;
+      // At full capacity a finishing POST wakes the pump: no timer needed (and no scan for it).
+      if (this.#running.size < this.#concurrency) this.#schedule();
+    }
+  }
+
+  #launch(delivery: PushDelivery): void {
+    const run = this.#deliver(delivery)
+      .catch((error: unknown) => this.#onError(error))
+      .finally(() => {
+        this.#running.delete(run);
+        this.wake();
+      });
+    this.#running.add(run);
+  }
+
+  /** Sets the timer for the next due retry or poll. */
+  #schedule(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const due = this.#outbox.nextDueAtMs?.();
+    if (this.#outbox.nextDueAtMs && due === undefined) return; // nothing pending: enqueue wakes us
+    const delay =
+      due === undefined ? this.#pollMs : Math.min(Math.max(due - Date.now(), 0), this.#pollMs * 60);
+    this.#timer = setTimeout(this.wake, Math.max(delay, 1));
+    this.#timer.unref();
+  }
+
+  async #deliver(delivery: PushDelivery): Promise<void> {
+    const started = Date.now();
+    const config = await this.#configs.get(
+      { tenant: delivery.tenant, owner: delivery.owner },
+      delivery.taskId,
+      delivery.configId,
+    );
+    if (!config) {
+      await this.#settle(
+        delivery,
+        started,
+        { error: 'the push config was deleted' },
+        {
+          outcome: 'dead',
+          error: 'the push config was deleted before delivery',
+        },
+      );
+      return;
+    }
+    let outcome: { status?: number; error?: string };
+    let retryable = true;
+    try {
+      const url = parseWebhookUrl(config.url, this.#policy);
+      const address = await resolveWebhook(url, this.#policy, this.#resolve);
+      const headers = await this.#headers(config, delivery, url);
+      const result = await this.#client.post(url, address, headers, delivery.payload, this.#stop.signal);
+      outcome =
+        result.status >= 200 && result.status < 300
+          ? { status: result.status }
+          : { status: result.status, error: `the webhook answered HTTP ${result.status}` };
+    } catch (error) {
+      if (error instanceof WebhookAddressError) {
+        retryable = error.transient;
+        outcome = { error: error.message };
+      } else if (error instanceof WebhookRequestError) {
+        if (error.code === 'ABORTED') {
+          // Stopped by close(): give the delivery back, due at once, for the next start.
+          await this.#settle(
+            delivery,
+            started,
+            { error: 'the server stopped' },
+            {
+              outcome: 'retry',
+              nextAttemptAtMs: Date.now(),
+              error: 'interrupted: the server stopped',
+            },
+          );
+          return;
+        }
+        outcome = { error: `${error.code ? `${error.code}: ` : ''}${error.message}` };
+      } else throw error;
+    }
+    const settlement: PushSettlement =
+      outcome.error === undefined
+        ? { outcome: 'delivered' }
+        : retryable
+          ? this.#retry.afterFailure(delivery, outcome.error)
+          : { outcome: 'dead', error: outcome.error };
+    await this.#settle(delivery, started, outcome, settlement);
+  }
+
+  async #headers(
+    config: TaskPushNotificationConfig,
+    delivery: PushDelivery,
+    url: URL,
+  ): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/a2a+json',
+      'user-agent': 'a2a-kit push',
+      [PUSH_ID_HEADER]: delivery.id,
+    };
+    const auth = config.authentication;
+    if (auth?.scheme)
+      headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
+    if (config.token) headers[PUSH_TOKEN_HEADER] = config.token;
+    if (this.#signer)
+      headers[PUSH_SIGNATURE_HEADER] = await this.#signer.sign(delivery.payload, url.href, delivery.id);
+    return headers;
+  }
+
+  async #settle(
+    delivery: PushDelivery,
+    started: number,
+    outcome: { status?: number; error?: string },
+    settlement: PushSettlement,
+  ): Promise<void> {
+    const attempt: PushAttempt = {
+      atMs: started,
+      durationMs: Date.now() - started,
+      ok: settlement.outcome === 'delivered',
+      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    };
+    await this.#outbox.settle(delivery.id, this.workerId, attempt, settlement);
+  }
+}
