@@ -44,6 +44,7 @@ import {
   A2ATransportError,
   type InterfaceFailure,
 } from '../errors/client-errors.js';
+import { injectTraceContext } from './tracing.js'; // observability (issue 15)
 
 /** The reply to SendMessage: a direct Message or a Task. */
 export type SendResult = { kind: 'message'; message: Message } | { kind: 'task'; task: Task };
@@ -386,7 +387,9 @@ export class A2AClient {
   // ---- plumbing ------------------------------------------------------------------------
 
   private async callOptions(method: string, base: CallOptions = {}): Promise<CallOptions> {
-    const options: CallOptions = { ...base, headers: { ...base.headers } };
+    const headers: Record<string, string> = { ...base.headers };
+    injectTraceContext(headers); // observability (issue 15): W3C traceparent on every binding
+    const options: CallOptions = { ...base, headers };
     if (this.auth) {
       const creds = await this.auth.credentials({ card: this.card, method });
       options.headers = { ...options.headers, ...creds.headers };

@@ -39,6 +39,8 @@ import {
 } from '../core/handler/request-handler.js';
 import { MemoryPushConfigStore, MemoryTaskStore } from '../core/stores/memory.js';
 import type { TaskStore } from '../core/stores/task-store.js';
+import { InProcessEventBus } from '../core/event-bus/in-process.js';
+import { createObservability, errorField, type Logger, type Observability } from './observability/index.js'; // observability (issue 15)
 
 /** An extended card: a complete card, or the fields an author writes (the rest is derived). */
 export type ExtendedCardConfig = AgentCard | AgentCardConfig;
@@ -105,6 +107,13 @@ export interface A2AServerOptions {
    * them with VersionNotSupportedError instead. @default true
    */
   compatV03?: boolean;
+  /**
+   * Structured logs (see README "Operating a2a-kit"): a pino logger, or `false` for none.
+   * @default false (no logs: `a2a serve` passes one)
+   */
+  logger?: Logger | false;
+  /** Exact values (API keys, tokens you configured) masked wherever they would appear in a log line. */
+  redactValues?: readonly string[];
 }
 
 /** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */
@@ -162,6 +171,7 @@ function createDefaultHandler(
   card: () => AgentCard,
   options: A2AServerOptions,
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
+  obs: Observability,
 ): RequestHandler {
   if (typeof options.store === 'string' && options.store !== 'memory') {
     throw new Error(
@@ -169,11 +179,15 @@ function createDefaultHandler(
     );
   }
   return new DefaultRequestHandler({
-    executor: typeof options.agent === 'function' ? { execute: options.agent } : options.agent,
+    // observability (issue 15): the agent, the store and the bus wrapped for traces, metrics, logs.
+    ...obs.parts({
+      executor: typeof options.agent === 'function' ? { execute: options.agent } : options.agent,
+      taskStore:
+        options.store === undefined || options.store === 'memory' ? new MemoryTaskStore() : options.store,
+      eventBus: new InProcessEventBus(),
+    }),
     card,
     ...(extendedCard ? { extendedCard } : {}),
-    taskStore:
-      options.store === undefined || options.store === 'memory' ? new MemoryTaskStore() : options.store,
     pushConfigStore: new MemoryPushConfigStore(),
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
@@ -381,10 +395,21 @@ class A2AHttpServer implements A2AServer {
     if (extendedCard !== undefined && typeof extendedCard !== 'function') {
       validateAgentCard(completeExtendedCard(extendedCard, card()));
     }
-    this.handler = options.handler ? options.handler(card) : createDefaultHandler(card, options, extended);
+    // observability (issue 15): logging, tracing and metrics interceptors around the handler.
+    const obs = createObservability({
+      logger: options.logger,
+      ...(options.redactValues ? { secrets: options.redactValues } : {}),
+    });
+    this.handler = obs.handler(
+      options.handler ? options.handler(card) : createDefaultHandler(card, options, extended, obs),
+    );
     const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const logger = obs.logger;
     const onError =
-      options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
+      options.onError ??
+      (logger
+        ? (error: unknown) => logger.error({ err: errorField(error, obs.secrets) }, 'unexpected error')
+        : (error: unknown) => console.error('a2a-kit: unexpected error', error));
     this.jsonrpc = new JsonRpcBinding(this.handler, { bodyLimit, onError });
     this.rest = new RestBinding(this.handler, { bodyLimit, onError });
     this.v03 = options.compatV03 === false ? undefined : new V03Router(this.handler, { bodyLimit, onError });
