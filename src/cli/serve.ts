@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
 import { createA2AServer } from '../server/http.js';
+import { createLogger } from '../server/observability/logging.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -21,6 +22,22 @@ export interface ServeOptions {
   store: string;
   grpcPort?: number;
   publicUrl?: string;
+  /** pino level; `silent` turns logs off. @default 'info' */
+  logLevel?: string;
+  /** `pretty` or `json`. @default pretty on a terminal, json otherwise */
+  logFormat?: string;
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function parseLogLevel(value: string): string {
+  if (!LOG_LEVELS.includes(value)) throw new Error(`unknown log level "${value}" (${LOG_LEVELS.join(', ')})`);
+  return value;
+}
+
+function parseLogFormat(value: string): string {
+  if (value !== 'pretty' && value !== 'json') throw new Error(`unknown log format "${value}" (pretty, json)`);
+  return value;
 }
 
 /** A running `a2a serve`: where it listens and how to stop it. */
@@ -51,8 +68,14 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
   if (options.store !== 'memory') {
     throw new Error(`unsupported store "${options.store}" (supported: memory)`);
   }
+  const format = options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
+  const logger =
+    options.logLevel === 'silent'
+      ? false
+      : createLogger({ level: options.logLevel ?? 'info', format: format === 'pretty' ? 'pretty' : 'json' });
   const server = createA2AServer({
     agent: agent.executor,
+    logger,
     card: agent.card,
     store: 'memory',
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
@@ -125,6 +148,12 @@ export function registerServeCommand(program: Command): void {
       parsePort,
     )
     .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
+    .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info')
+    .option(
+      '--log-format <format>',
+      'pretty or json (default: pretty on a terminal, json otherwise)',
+      parseLogFormat,
+    )
     .action(async (opts: ServeOptions) => {
       await runServe(opts);
     });

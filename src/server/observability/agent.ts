@@ -50,7 +50,8 @@ export function observeExecutor(executor: AgentExecutor, options: ObserveExecuto
     }
   };
   const observed: AgentExecutor = {
-    execute: (ctx: RequestContext, sink: TaskEventSink) => run('execute', ctx, () => executor.execute(ctx, sink)),
+    execute: (ctx: RequestContext, sink: TaskEventSink) =>
+      run('execute', ctx, () => executor.execute(ctx, sink)),
   };
   const cancel = executor.cancel;
   if (cancel) {

@@ -22,12 +22,7 @@ export { formatPretty } from './pretty.js';
 export { REDACTED, errorField, isSecretKey, redactValue, safeUrl, scrubText } from './redact.js';
 export { tracingInterceptor, RPC_SERVICE } from './tracing.js';
 export { traceTaskStore } from './store-tracing.js';
-export {
-  INSTRUMENTATION_SCOPE,
-  metricsInterceptor,
-  pushInstruments,
-  serverInstruments,
-} from './metrics.js';
+export { INSTRUMENTATION_SCOPE, metricsInterceptor, pushInstruments, serverInstruments } from './metrics.js';
 export type { PushInstruments, ServerInstruments } from './metrics.js';
 export { observeExecutor } from './agent.js';
 export { observeEventBus } from './task-events.js';

@@ -86,7 +86,10 @@ export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>
     const facts = requestFacts(call);
     const fail = (error: unknown): void => {
       const code = errorCodeOf(error);
-      const fields = { ...line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, facts, started, secrets), code };
+      const fields = {
+        ...line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, facts, started, secrets),
+        code,
+      };
       if (code === 'Internal') logger.error({ ...fields, err: errorField(error, secrets) }, 'request failed');
       else logger.warn({ ...fields, error: scrubText((error as Error).message, secrets) }, 'request refused');
     };
@@ -99,7 +102,15 @@ export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>
     }
     if (!call.streaming) {
       logger.info(
-        line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, resultFacts(method, result, facts), started, secrets),
+        line(
+          method,
+          bindingOf(ctx),
+          ctx.tenant,
+          ctx.principal.id,
+          resultFacts(method, result, facts),
+          started,
+          secrets,
+        ),
         'request',
       );
       return result;
@@ -115,7 +126,10 @@ export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>
         if (failed) fail(error);
         else {
           logger.info(
-            { ...line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, facts, started, secrets), events },
+            {
+              ...line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, facts, started, secrets),
+              events,
+            },
             'request',
           );
         }

@@ -81,7 +81,9 @@ export function metricsInterceptor(instruments: ServerInstruments): ServerInterc
   return (next) => async (call) => {
     const started = performance.now();
     const binding = bindingOf(call.ctx);
-    const base = binding ? { 'a2a.operation': call.method, 'a2a.binding': binding } : { 'a2a.operation': call.method };
+    const base = binding
+      ? { 'a2a.operation': call.method, 'a2a.binding': binding }
+      : { 'a2a.operation': call.method };
     const record = (outcome: string): void => {
       const attributes = { ...base, 'a2a.outcome': outcome };
       requests.add(1, attributes);

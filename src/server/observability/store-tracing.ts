@@ -50,18 +50,23 @@ export function traceTaskStore(store: TaskStore, tracer: Tracer = a2aTracer()): 
     save: (record: StoredTask, expectedVersion: number): Promise<void> =>
       run(span('save', record.task.id), () => store.save(record, expectedVersion)),
     list: (query: TaskQuery): Promise<TaskPage> => run(span('list'), () => store.list(query)),
-    claimIdempotencyKey: (key: IdempotencyKey, record: IdempotencyRecord): Promise<IdempotencyRecord | undefined> =>
+    claimIdempotencyKey: (
+      key: IdempotencyKey,
+      record: IdempotencyRecord,
+    ): Promise<IdempotencyRecord | undefined> =>
       run(span('claimIdempotencyKey'), () => store.claimIdempotencyKey(key, record)),
     setIdempotencyRecord: (key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> =>
       run(span('setIdempotencyRecord'), () => store.setIdempotencyRecord(key, record)),
   };
   if (store.listInterrupted) {
     const listInterrupted = store.listInterrupted.bind(store);
-    traced.listInterrupted = (): Promise<InterruptedTaskRef[]> => run(span('listInterrupted'), listInterrupted);
+    traced.listInterrupted = (): Promise<InterruptedTaskRef[]> =>
+      run(span('listInterrupted'), listInterrupted);
   }
   if (store.purgeTerminal) {
     const purge = store.purgeTerminal.bind(store);
-    traced.purgeTerminal = (beforeMs: number): Promise<number> => run(span('purgeTerminal'), () => purge(beforeMs));
+    traced.purgeTerminal = (beforeMs: number): Promise<number> =>
+      run(span('purgeTerminal'), () => purge(beforeMs));
   }
   if (store.close) traced.close = store.close.bind(store);
   return traced;

@@ -54,7 +54,11 @@ export function failSpan(span: Span, error: unknown): void {
     return;
   }
   const err = error instanceof Error ? error : new Error(String(error));
-  span.recordException({ name: err.name, message: scrubText(err.message), ...(err.stack ? { stack: scrubText(err.stack) } : {}) });
+  span.recordException({
+    name: err.name,
+    message: scrubText(err.message),
+    ...(err.stack ? { stack: scrubText(err.stack) } : {}),
+  });
   span.setStatus({ code: SpanStatusCode.ERROR, message: scrubText(err.message) });
 }
 
@@ -79,35 +83,41 @@ export function tracingInterceptor(tracer: Tracer = a2aTracer()): ServerIntercep
       ...(binding ? { 'a2a.binding': binding } : {}),
       ...(call.ctx.tenant ? { 'a2a.tenant': call.ctx.tenant } : {}),
     };
-    const span = tracer.startSpan(`${RPC_SERVICE}/${call.method}`, { kind: SpanKind.SERVER, attributes }, parent);
+    const span = tracer.startSpan(
+      `${RPC_SERVICE}/${call.method}`,
+      { kind: SpanKind.SERVER, attributes },
+      parent,
+    );
     // No SDK and no caller's trace: nothing to record or propagate, skip the context switch.
     if (!span.isRecording() && !trace.isSpanContextValid(span.spanContext())) return next(call);
     setFacts(span, facts);
-    return context.with(trace.setSpan(parent, span), () => next(call)).then(
-      (result) => {
-        if (!call.streaming) {
-          setFacts(span, resultFacts(call.method, result, facts));
-          span.end();
-          return result;
-        }
-        return watchStream(
-          result as AsyncIterable<StreamResponse>,
-          (event) => {
-            eventFacts(event, facts);
-            span.addEvent(eventKind(event), facts.status ? { 'a2a.task.state': facts.status } : undefined);
-          },
-          (error, failed) => {
-            setFacts(span, facts);
-            if (failed) failSpan(span, error);
+    return context
+      .with(trace.setSpan(parent, span), () => next(call))
+      .then(
+        (result) => {
+          if (!call.streaming) {
+            setFacts(span, resultFacts(call.method, result, facts));
             span.end();
-          },
-        );
-      },
-      (error: unknown) => {
-        failSpan(span, error);
-        span.end();
-        throw error;
-      },
-    );
+            return result;
+          }
+          return watchStream(
+            result as AsyncIterable<StreamResponse>,
+            (event) => {
+              eventFacts(event, facts);
+              span.addEvent(eventKind(event), facts.status ? { 'a2a.task.state': facts.status } : undefined);
+            },
+            (error, failed) => {
+              setFacts(span, facts);
+              if (failed) failSpan(span, error);
+              span.end();
+            },
+          );
+        },
+        (error: unknown) => {
+          failSpan(span, error);
+          span.end();
+          throw error;
+        },
+      );
   };
 }

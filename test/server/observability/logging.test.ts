@@ -67,7 +67,10 @@ for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as BindingName[]) {
         authentication: { scheme: 'Bearer', credentials: PUSH_CREDENTIALS },
       };
 
-      const ok = await client.send({ text: 'hello', metadata: { apiKey: API_KEY, note: `Bearer ${BEARER}` } });
+      const ok = await client.send({
+        text: 'hello',
+        metadata: { apiKey: API_KEY, note: `Bearer ${BEARER}` },
+      });
       assert.equal(ok.kind, 'task');
       const taskId = ok.kind === 'task' ? ok.task.id : '';
       await client.send({ text: 'hello', pushNotificationConfig: { ...push } });

@@ -16,7 +16,8 @@ after(() => shutdownTelemetry());
 async function collect(): Promise<Map<string, MetricData>> {
   const { resourceMetrics } = await metricReader.collect();
   const byName = new Map<string, MetricData>();
-  for (const scope of resourceMetrics.scopeMetrics) for (const m of scope.metrics) byName.set(m.descriptor.name, m);
+  for (const scope of resourceMetrics.scopeMetrics)
+    for (const m of scope.metrics) byName.set(m.descriptor.name, m);
   return byName;
 }
 
@@ -58,7 +59,10 @@ test('requests, durations, streams, executions and tasks by state', async (t) =>
 
   let all = await collect();
   assert.equal(sum(all, 'a2a.server.requests', { 'a2a.operation': 'SendMessage', 'a2a.outcome': 'ok' }), 3);
-  assert.equal(sum(all, 'a2a.server.requests', { 'a2a.operation': 'GetTask', 'a2a.outcome': 'TaskNotFound' }), 1);
+  assert.equal(
+    sum(all, 'a2a.server.requests', { 'a2a.operation': 'GetTask', 'a2a.outcome': 'TaskNotFound' }),
+    1,
+  );
   assert.equal(sum(all, 'a2a.server.active_streams', {}), 1);
   assert.equal(sum(all, 'a2a.agent.executions.running', {}), 2);
   assert.equal(sum(all, 'a2a.tasks.active', { 'a2a.task.state': 'TASK_STATE_WORKING' }), 2);
@@ -79,7 +83,10 @@ test('requests, durations, streams, executions and tasks by state', async (t) =>
   assert.equal(sum(all, 'a2a.tasks.active', {}), 0);
   assert.equal(sum(all, 'a2a.task.transitions', { 'a2a.task.state': 'TASK_STATE_COMPLETED' }), 3);
   assert.equal(sum(all, 'a2a.task.transitions', { 'a2a.task.state': 'TASK_STATE_FAILED' }), 1);
-  assert.equal(sum(all, 'a2a.server.requests', { 'a2a.operation': 'SendStreamingMessage', 'a2a.outcome': 'ok' }), 1);
+  assert.equal(
+    sum(all, 'a2a.server.requests', { 'a2a.operation': 'SendStreamingMessage', 'a2a.outcome': 'ok' }),
+    1,
+  );
 });
 
 test('push instruments are exported for the push worker', async () => {

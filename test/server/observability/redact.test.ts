@@ -8,7 +8,8 @@ test('credential shapes in free text are masked', () => {
   const out = scrubText(
     `Authorization: Bearer abc.def-123 / Basic dXNlcjpwdw== / ${jwt} / api_key=k-1 / "token": "t-2" / https://u:pw@h.test/x`,
   );
-  for (const secret of ['abc.def-123', 'dXNlcjpwdw==', jwt, 'k-1', 't-2', 'u:pw']) assert.ok(!out.includes(secret), secret);
+  for (const secret of ['abc.def-123', 'dXNlcjpwdw==', jwt, 'k-1', 't-2', 'u:pw'])
+    assert.ok(!out.includes(secret), secret);
   assert.match(out, /Basic \[redacted\]/);
   assert.equal(scrubText('a plain sentence about tokens'), 'a plain sentence about tokens');
 });
@@ -40,7 +41,13 @@ test('secret-named fields are replaced at any depth; URLs lose their query', () 
 
 test('pretty lines: time, level, message, fields, then the stack', () => {
   const line = formatPretty(
-    JSON.stringify({ level: 50, time: Date.UTC(2026, 0, 1, 12, 0, 1, 234), msg: 'agent failed', taskId: 't 1', err: { stack: 'Error: x\n    at f' } }),
+    JSON.stringify({
+      level: 50,
+      time: Date.UTC(2026, 0, 1, 12, 0, 1, 234),
+      msg: 'agent failed',
+      taskId: 't 1',
+      err: { stack: 'Error: x\n    at f' },
+    }),
   );
   // eslint-disable-next-line no-control-regex
   const plain = line.replace(/\x1b\[[0-9;]*m/g, '');

@@ -19,8 +19,15 @@ after(() => shutdownTelemetry());
 const BINDINGS: BindingName[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 const SERVER_SPAN = 'lf.a2a.v1.A2AService/SendMessage';
 
-async function start(agent: Parameters<typeof createA2AServer>[0]['agent']): Promise<{ server: A2AServer; url: string }> {
-  const server = createA2AServer({ agent, card: TEST_CARD, grpc: { port: 0, host: '127.0.0.1' }, onError: () => undefined });
+async function start(
+  agent: Parameters<typeof createA2AServer>[0]['agent'],
+): Promise<{ server: A2AServer; url: string }> {
+  const server = createA2AServer({
+    agent,
+    card: TEST_CARD,
+    grpc: { port: 0, host: '127.0.0.1' },
+    onError: () => undefined,
+  });
   const { url } = await server.listen(0, '127.0.0.1');
   return { server, url };
 }
@@ -113,7 +120,10 @@ describe('failures and streams', () => {
     assert.ok(agentSpan);
     assert.equal(agentSpan.status.code, SpanStatusCode.ERROR);
     const exception = agentSpan.events.find((e) => e.name === 'exception');
-    assert.match(String(exception?.attributes?.['exception.stacktrace']), /deployer timed out after 30s\n\s+at /);
+    assert.match(
+      String(exception?.attributes?.['exception.stacktrace']),
+      /deployer timed out after 30s\n\s+at /,
+    );
   });
 
   test('a stream is one span ending with the stream, its events as span events', async (t) => {
