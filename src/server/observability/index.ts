@@ -78,6 +78,16 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
       taskStore: traceTaskStore(taskStore),
       eventBus: observeEventBus(eventBus, { logger, instruments }),
     }),
-    handler: (handler) => interceptHandler(handler, interceptors),
+    handler: (handler) => withClose(interceptHandler(handler, interceptors), handler),
   };
+}
+
+/**
+ * `wrapped` with `inner`'s optional `close()` (the server calls it on shutdown to abort
+ * running agents); interceptHandler's wrapper carries only the operations.
+ */
+function withClose(wrapped: RequestHandler, inner: RequestHandler): RequestHandler {
+  const close = (inner as { close?: () => Promise<void> }).close;
+  if (wrapped === inner || typeof close !== 'function') return wrapped;
+  return Object.assign(wrapped, { close: () => close.call(inner) });
 }

@@ -80,7 +80,16 @@ function line(
  */
 export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>): ServerInterceptor {
   return (next) => async (call) => {
-    if (!logger.isLevelEnabled('info')) return next(call);
+    // Refusals log at warn: at a higher level only failures remain, which need no timing.
+    if (!logger.isLevelEnabled('warn')) {
+      return next(call).catch((error: unknown) => {
+        if (errorCodeOf(error) === 'Internal') {
+          logger.error({ op: call.method, err: errorField(error, secrets) }, 'request failed');
+        }
+        throw error;
+      });
+    }
+    const info = logger.isLevelEnabled('info');
     const started = performance.now();
     const { ctx, method } = call;
     const facts = requestFacts(call);
@@ -100,6 +109,7 @@ export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>
       fail(error);
       throw error;
     }
+    if (!info) return result;
     if (!call.streaming) {
       logger.info(
         line(
