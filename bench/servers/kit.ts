@@ -8,7 +8,7 @@
  * records every span into a no-op processor; BENCH_KIT_DIST=<dir> serves another build (a
  * baseline) instead of dist/.
  */
-import { existsSync, createWriteStream } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as AgentsModule from '../../src/agents/index.js';
 import type * as HttpModule from '../../src/server/http.js';
@@ -47,7 +47,7 @@ runChild(async () => {
   let logger: HttpModule.A2AServerOptions['logger'];
   if (env.BENCH_KIT_LOG) {
     const { pino } = await import('pino');
-    logger = pino({ level: env.BENCH_KIT_LOG }, createWriteStream('/dev/null'));
+    logger = pino({ level: env.BENCH_KIT_LOG }, pino.destination('/dev/null'));
   }
   const server = createA2AServer({
     agent: benchExecutor,

@@ -23,12 +23,31 @@ export interface ObserveExecutorOptions {
 export function observeExecutor(executor: AgentExecutor, options: ObserveExecutorOptions): AgentExecutor {
   const tracer = options.tracer ?? a2aTracer();
   const { logger, instruments, secrets } = options;
+  const untraced = async (
+    name: 'execute' | 'cancel',
+    ctx: RequestContext,
+    work: () => Promise<void> | void,
+  ): Promise<void> => {
+    if (name === 'execute') instruments.runningExecutions.add(1);
+    try {
+      await work();
+      if (name === 'execute') instruments.executions.add(1, { 'a2a.outcome': 'ok' });
+    } catch (error) {
+      if (name === 'execute') instruments.executions.add(1, { 'a2a.outcome': 'error' });
+      if (logger) logAgentFailure(logger, ctx, error, secrets);
+      throw error;
+    } finally {
+      if (name === 'execute') instruments.runningExecutions.add(-1);
+    }
+  };
   const run = async (
     name: 'execute' | 'cancel',
     ctx: RequestContext,
     work: () => Promise<void> | void,
   ): Promise<void> => {
     const active = context.active();
+    // Below a span that records nothing (not sampled) the agent's span would record nothing either.
+    if (trace.getSpan(active)?.isRecording() === false) return untraced(name, ctx, work);
     const span = tracer.startSpan(
       `a2a.agent.${name}`,
       { kind: SpanKind.INTERNAL, attributes: { 'a2a.task.id': ctx.taskId, 'a2a.context.id': ctx.contextId } },

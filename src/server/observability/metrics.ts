@@ -78,7 +78,7 @@ export function pushInstruments(): PushInstruments {
 /** Counts and times every operation; tracks open streams. */
 export function metricsInterceptor(instruments: ServerInstruments): ServerInterceptor {
   const { requests, requestDuration, activeStreams } = instruments;
-  return (next) => async (call) => {
+  return (next) => (call) => {
     const started = performance.now();
     const binding = bindingOf(call.ctx);
     const base = binding
@@ -89,24 +89,25 @@ export function metricsInterceptor(instruments: ServerInstruments): ServerInterc
       requests.add(1, attributes);
       requestDuration.record((performance.now() - started) / 1000, attributes);
     };
-    let result: unknown;
-    try {
-      result = await next(call);
-    } catch (error) {
-      record(errorCodeOf(error));
-      throw error;
-    }
-    if (!call.streaming) {
-      record('ok');
-      return result;
-    }
-    activeStreams.add(1, base);
-    return watchStream(
-      result as AsyncIterable<StreamResponse>,
-      () => undefined,
-      (error, failed) => {
-        activeStreams.add(-1, base);
-        record(failed ? errorCodeOf(error) : 'ok');
+    return next(call).then(
+      (result) => {
+        if (!call.streaming) {
+          record('ok');
+          return result;
+        }
+        activeStreams.add(1, base);
+        return watchStream(
+          result as AsyncIterable<StreamResponse>,
+          () => undefined,
+          (error, failed) => {
+            activeStreams.add(-1, base);
+            record(failed ? errorCodeOf(error) : 'ok');
+          },
+        );
+      },
+      (error: unknown) => {
+        record(errorCodeOf(error));
+        throw error;
       },
     );
   };

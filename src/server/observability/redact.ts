@@ -66,6 +66,7 @@ const SCHEME = /\b(Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 const PAIR =
   /\b(authorization|api[-_]?key|x-api-key|access[-_]?token|refresh[-_]?token|token|credentials?|password|secret|client[-_]?secret|x-a2a-notification-token)(["']?\s*[:=]\s*["']?)[^\s"'&,;}]+/gi;
+const PLAIN = /^[\w-]{0,128}$/;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi;
 
 /**
@@ -74,7 +75,12 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi;
  */
 export function scrubText(text: string, secrets?: ReadonlySet<string>): string {
   let out = text.length > MAX_STRING ? `${text.slice(0, MAX_STRING)}…` : text;
-  if (secrets) for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join(REDACTED);
+  if (secrets) {
+    for (const secret of secrets)
+      if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  // Ids and names (no space, `=`, `:`, `.` or `/`) cannot hold any shape below: the common case.
+  if (PLAIN.test(out)) return out;
   return out
     .replace(SCHEME, `$1 ${REDACTED}`)
     .replace(JWT, REDACTED)

@@ -11,7 +11,6 @@ import {
   context,
   propagation,
   trace,
-  type Attributes,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -73,23 +72,21 @@ export function tracingInterceptor(tracer: Tracer = a2aTracer()): ServerIntercep
     const carrier = traceCarrierOf(call.ctx);
     const active = context.active();
     const parent = carrier ? propagation.extract(active, carrier) : active;
-    const binding = bindingOf(call.ctx);
-    const system = rpcSystemOf(binding);
-    const facts = requestFacts(call);
-    const attributes: Attributes = {
-      'rpc.service': RPC_SERVICE,
-      'rpc.method': call.method,
-      ...(system ? { 'rpc.system': system } : {}),
-      ...(binding ? { 'a2a.binding': binding } : {}),
-      ...(call.ctx.tenant ? { 'a2a.tenant': call.ctx.tenant } : {}),
-    };
     const span = tracer.startSpan(
       `${RPC_SERVICE}/${call.method}`,
-      { kind: SpanKind.SERVER, attributes },
+      { kind: SpanKind.SERVER, attributes: { 'rpc.service': RPC_SERVICE, 'rpc.method': call.method } },
       parent,
     );
-    // No SDK and no caller's trace: nothing to record or propagate, skip the context switch.
-    if (!span.isRecording() && !trace.isSpanContextValid(span.spanContext())) return next(call);
+    // Nothing recorded and no caller's trace to continue: skip making the span active. (Activating
+    // it costs a context switch on every promise of the call; the price is that an unsampled root
+    // decision is not propagated to the agents this one calls, which then decide on their own.)
+    if (!span.isRecording() && !carrier) return next(call);
+    const binding = bindingOf(call.ctx);
+    const system = rpcSystemOf(binding);
+    if (system) span.setAttribute('rpc.system', system);
+    if (binding) span.setAttribute('a2a.binding', binding);
+    if (call.ctx.tenant) span.setAttribute('a2a.tenant', call.ctx.tenant);
+    const facts = requestFacts(call);
     setFacts(span, facts);
     return context
       .with(trace.setSpan(parent, span), () => next(call))
