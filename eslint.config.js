@@ -18,7 +18,7 @@ const WIRE_PACKAGES = [
   'node:tls',
 ];
 /** The core modules other layers may import: context, the executor contract, the handler interface. */
-const CORE_CONTRACTS = ['context', 'executor', 'handler/request-handler'];
+const CORE_CONTRACTS = ['context', 'executor', 'handler/request-handler', 'trace-carrier'];
 
 /** The import rule of `src/<folder>`: the `allowed` folders, none of the others, plus `extra`. */
 function layer(folder, allowed, extra = []) {

@@ -7,6 +7,7 @@ import { builtInAgents } from '../agents/index.js';
 import { createA2AServer, DEFAULT_STORE } from '../server/http.js';
 import { isStoreSpec } from '../core/stores/open.js';
 import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
+import { createLogger } from '../server/observability/logging.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -23,6 +24,22 @@ export interface ServeOptions extends ServeSecurityFlags {
   store: string;
   grpcPort?: number;
   publicUrl?: string;
+  /** pino level; `silent` turns logs off. @default 'info' */
+  logLevel?: string;
+  /** `pretty` or `json`. @default pretty on a terminal, json otherwise */
+  logFormat?: string;
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function parseLogLevel(value: string): string {
+  if (!LOG_LEVELS.includes(value)) throw new Error(`unknown log level "${value}" (${LOG_LEVELS.join(', ')})`);
+  return value;
+}
+
+function parseLogFormat(value: string): string {
+  if (value !== 'pretty' && value !== 'json') throw new Error(`unknown log format "${value}" (pretty, json)`);
+  return value;
 }
 
 /** A running `a2a serve`: where it listens and how to stop it. */
@@ -54,8 +71,14 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
       `unsupported store "${options.store}" (supported: memory, sqlite:<path>, postgres://user@host:port/db)`,
     );
   }
+  const format = options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
+  const logger =
+    options.logLevel === 'silent'
+      ? false
+      : createLogger({ level: options.logLevel ?? 'info', format: format === 'pretty' ? 'pretty' : 'json' });
   const server = createA2AServer({
     agent: agent.executor,
+    logger,
     card: agent.card,
     store: options.store,
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
@@ -138,7 +161,13 @@ export function registerServeCommand(program: Command): void {
       'also serve gRPC on this port (0 picks a free one), listed on the card as host:port',
       parsePort,
     )
-    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)');
+    .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
+    .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info')
+    .option(
+      '--log-format <format>',
+      'pretty or json (default: pretty on a terminal, json otherwise)',
+      parseLogFormat,
+    );
   addServeSecurityFlags(serve).action(async (opts: ServeOptions) => {
     await runServe(opts);
   });

@@ -22,6 +22,7 @@ import { AgentCardResolver } from './card-resolver.js';
 import { createTransport, selectInterface, usableInterfaces } from './binding-selection.js';
 import { bearerAuth, apiKeyAuth, type AuthHandler } from './auth.js';
 import { credentialsInterceptor, reauthInterceptor } from './auth-interceptor.js';
+import { traceContextInterceptor } from './tracing.js';
 import { applyInterceptors, newCall, type ClientInterceptor, type ClientNext } from './interceptor.js';
 import { InterfacePool } from './failover.js';
 import { retryInterceptor } from './retry.js';
@@ -78,6 +79,7 @@ export class A2AClient {
     if (this.auth) chain.push(reauthInterceptor(this.auth, currentCard));
     chain.push((next) => (call) => this.pool.route(next, call));
     if (this.auth) chain.push(credentialsInterceptor(this.auth, currentCard));
+    chain.push(traceContextInterceptor); // observability (issue 15): W3C traceparent on every binding
     chain.push(...(options.interceptors ?? []));
     this.run = applyInterceptors(chain);
   }

@@ -95,3 +95,4 @@ export {
   type CardVerification,
   type CardVerificationFailure,
 } from './card-signature.js';
+export { injectTraceContext } from './tracing.js'; // observability (issue 15)

@@ -44,6 +44,8 @@ export type {
   ServerTlsOptions,
 } from './options.js';
 export type { NodeHandler } from './adapters/node.js';
+import { InProcessEventBus } from '../core/event-bus/in-process.js';
+import { createObservability, errorField, type Observability } from './observability/index.js';
 
 /** Where {@link A2AServer.listen} listens. */
 export interface ListenInfo {
@@ -102,15 +104,19 @@ function createDefaultHandler(
   extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
   stores: OpenedStores | undefined,
   push: PushHosting | undefined,
+  obs: Observability,
 ): RequestHandler {
   return new DefaultRequestHandler({
-    executor,
+    // Traces, metrics and logs around the agent, the store and the bus (issue 15).
+    ...obs.parts({
+      executor,
+      taskStore: stores ? stores.taskStore : (options.store as TaskStore),
+      eventBus: stores?.eventBus ?? new InProcessEventBus(),
+    }),
     card,
     ...(extendedCard ? { extendedCard } : {}),
     ...(options.security ? { extendedCardRequiresAuthentication: true } : {}),
-    taskStore: stores ? stores.taskStore : (options.store as TaskStore),
     pushConfigStore: push ? push.configs : stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
-    ...(stores?.eventBus ? { eventBus: stores.eventBus } : {}),
     ...(options.interruptedTimeoutMs !== undefined
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
@@ -185,8 +191,17 @@ class A2AHttpServer implements A2AServer {
     const limits = principalLimits(options.limits ?? {}, () => this.handler);
     const executor: AgentExecutor =
       typeof options.agent === 'function' ? { execute: options.agent } : options.agent;
+    // Logging, tracing and metrics interceptors around the handler (issue 15).
+    const obs = createObservability({
+      logger: options.logger,
+      ...(options.redactValues ? { secrets: options.redactValues } : {}),
+    });
+    const logger = obs.logger;
     const onError =
-      options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error));
+      options.onError ??
+      (logger
+        ? (error: unknown) => logger.error({ err: errorField(error, obs.secrets) }, 'unexpected error')
+        : (error: unknown) => console.error('a2a-kit: unexpected error', error));
     // Push first: the handler takes its config store (the server's store when it has one).
     this.push = options.pushNotifications
       ? new PushHosting(
@@ -199,8 +214,16 @@ class A2AHttpServer implements A2AServer {
       : undefined;
     const handler = options.handler
       ? options.handler(card)
-      : createDefaultHandler(card, options, limits.wrapExecutor(executor), extended, this.stores, this.push);
-    this.handler = this.push ? this.push.attach(handler) : handler;
+      : createDefaultHandler(
+          card,
+          options,
+          limits.wrapExecutor(executor),
+          extended,
+          this.stores,
+          this.push,
+          obs,
+        );
+    this.handler = obs.handler(this.push ? this.push.attach(handler) : handler);
     this.served = interceptHandler(this.handler, [
       ...(security ? [security.interceptor] : []),
       ...limits.interceptors,

@@ -172,3 +172,29 @@ export type {
   ConcurrencyLimitOptions,
   HttpTimeoutOptions,
 } from './limits/index.js';
+// Observability (issue 15): logs, traces, metrics.
+export {
+  INSTRUMENTATION_SCOPE,
+  RPC_SERVICE,
+  createLogger,
+  formatPretty,
+  loggingInterceptor,
+  metricsInterceptor,
+  observeEventBus,
+  observeExecutor,
+  pushInstruments,
+  pushLogger,
+  redactValue,
+  scrubText,
+  serverInstruments,
+  traceTaskStore,
+  tracingInterceptor,
+} from './observability/index.js';
+export type {
+  Logger,
+  LoggerOptions,
+  PushDeliveryOutcome,
+  PushInstruments,
+  PushLogger,
+  ServerInstruments,
+} from './observability/index.js';

@@ -11,6 +11,7 @@ import type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
 import type { RecoveryOptions } from '../core/recovery.js';
 import type { StoreSpec } from '../core/stores/open.js';
 import type { PushOptions } from './push/hosting.js';
+import type { Logger } from './observability/index.js';
 import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import type { TaskStore } from '../core/stores/task-store.js';
 import type { AgentCardConfig } from './card/build.js';
@@ -219,6 +220,14 @@ export interface A2AServerOptions {
    * @example compatV03: false
    */
   compatV03?: boolean;
+  /**
+   * Structured logs (see README "Operating a2a-kit"): a pino logger, or `false` for none.
+   * @default false (no logs; `a2a serve` passes one)
+   * @example logger: pino({ level: 'info' })
+   */
+  logger?: Logger | false;
+  /** Exact values (API keys, tokens you configured) masked wherever they would appear in a log line. */
+  redactValues?: readonly string[];
 }
 
 /** The DefaultRequestHandler options {@link A2AServerOptions.limits} may set. */

@@ -4,6 +4,7 @@
  */
 import { A2AError, toA2AError } from '../../errors/a2a-error.js';
 import { createCallContext, type ProtocolBindingName, type ServerCallContext } from '../../core/context.js';
+import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import type { HttpRequest, SseSource } from '../http/http-body.js';
 import {
@@ -62,6 +63,7 @@ export async function v03CallContext(
     protocolVersion: V03_VERSION,
     ...(streaming && req.signal ? { signal: req.signal } : {}),
   });
+  attachTraceCarrier(ctx, req.header('traceparent'), req.header('tracestate')); // observability (issue 15)
   return {
     ctx,
     extensionsHeader:

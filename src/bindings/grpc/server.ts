@@ -33,6 +33,7 @@ import { authRequestFromGrpc } from './auth-request.js';
 import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
 import { encodeFast } from './encode.js';
 import { toGrpcStatus } from './status.js';
+import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
 
 /** Default largest message accepted or sent: 4 MiB (the gRPC default). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -89,6 +90,12 @@ class LazyAbort {
     if (this.#controller) this.#controller.abort();
     else this.#aborted = true;
   };
+}
+
+/** `ctx` with the call's W3C trace headers recorded (observability, issue 15). */
+function traced(metadata: Metadata, ctx: ServerCallContext): ServerCallContext {
+  attachTraceCarrier(ctx, first(metadata, 'traceparent'), first(metadata, 'tracestate'));
+  return ctx;
 }
 
 function first(metadata: Metadata, key: string): string | undefined {
@@ -234,7 +241,7 @@ export class GrpcBinding {
     const tenantId = typeof tenant === 'string' ? tenant : '';
     if (signal instanceof LazyAbort) {
       // An own enumerable getter: created on first read, still copied by `{ ...ctx }`.
-      return {
+      return traced(metadata, {
         binding: 'GRPC',
         tenant: tenantId,
         principal,
@@ -244,9 +251,9 @@ export class GrpcBinding {
         get signal(): AbortSignal {
           return signal.signal;
         },
-      };
+      });
     }
-    return {
+    return traced(metadata, {
       binding: 'GRPC',
       tenant: tenantId,
       principal,
@@ -254,7 +261,7 @@ export class GrpcBinding {
       activatedExtensions,
       protocolVersion,
       signal,
-    };
+    });
   }
 
   /** The decoded, schema-valid request (validated as in the HTTP bindings), or the INVALID_ARGUMENT error for it. */

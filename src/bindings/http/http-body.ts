@@ -7,6 +7,7 @@ import type { A2AMethod } from '../../model/operations.js';
 import { parseRequest } from '../../errors/validation.js';
 import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../../model/schema.js';
 import { createCallContext, type ServerCallContext } from '../../core/context.js';
+import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import type { AuthRequest } from '../auth-request.js';
 
@@ -218,6 +219,7 @@ export function httpCallContext(
   init: Omit<Partial<ServerCallContext>, 'signal'>,
 ): ServerCallContext {
   const ctx = createCallContext(init);
+  attachTraceCarrier(ctx, req.header('traceparent'), req.header('tracestate')); // observability (issue 15)
   if (!('signal' in req)) return ctx;
   return Object.defineProperty(ctx, 'signal', { get: () => req.signal, enumerable: true });
 }

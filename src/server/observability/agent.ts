@@ -1,0 +1,81 @@
+/**
+ * An AgentExecutor decorator: the agent's execution as an INTERNAL child span
+ * (`a2a.agent.execute`, active while the agent runs, so its own calls to other agents continue
+ * the trace), the running-executions gauge, and the failure log line with the stack. What the
+ * client sees of a failure is unchanged: the handler turns it into the task's status message.
+ */
+import { SpanKind, context, trace, type Tracer } from '@opentelemetry/api';
+import type { AgentExecutor, RequestContext, TaskEventSink } from '../../core/executor.js';
+import type { Logger } from 'pino';
+import { logAgentFailure } from './logging.js';
+import type { ServerInstruments } from './metrics.js';
+import { a2aTracer, failSpan } from './tracing.js';
+
+/** Options of {@link observeExecutor}. */
+export interface ObserveExecutorOptions {
+  logger?: Logger | undefined;
+  instruments: ServerInstruments;
+  tracer?: Tracer;
+  secrets?: ReadonlySet<string>;
+}
+
+/** `executor` with tracing, metrics and failure logging around `execute` and `cancel`. */
+export function observeExecutor(executor: AgentExecutor, options: ObserveExecutorOptions): AgentExecutor {
+  const tracer = options.tracer ?? a2aTracer();
+  const { logger, instruments, secrets } = options;
+  const untraced = async (
+    name: 'execute' | 'cancel',
+    ctx: RequestContext,
+    work: () => Promise<void> | void,
+  ): Promise<void> => {
+    if (name === 'execute') instruments.runningExecutions.add(1);
+    try {
+      await work();
+      if (name === 'execute') instruments.executions.add(1, { 'a2a.outcome': 'ok' });
+    } catch (error) {
+      if (name === 'execute') instruments.executions.add(1, { 'a2a.outcome': 'error' });
+      if (logger) logAgentFailure(logger, ctx, error, secrets);
+      throw error;
+    } finally {
+      if (name === 'execute') instruments.runningExecutions.add(-1);
+    }
+  };
+  const run = async (
+    name: 'execute' | 'cancel',
+    ctx: RequestContext,
+    work: () => Promise<void> | void,
+  ): Promise<void> => {
+    const active = context.active();
+    // Below a span that records nothing (not sampled) the agent's span would record nothing either.
+    if (trace.getSpan(active)?.isRecording() === false) return untraced(name, ctx, work);
+    const span = tracer.startSpan(
+      `a2a.agent.${name}`,
+      { kind: SpanKind.INTERNAL, attributes: { 'a2a.task.id': ctx.taskId, 'a2a.context.id': ctx.contextId } },
+      active,
+    );
+    const recording = span.isRecording();
+    if (name === 'execute') instruments.runningExecutions.add(1);
+    try {
+      await (recording ? context.with(trace.setSpan(active, span), work) : work());
+      if (name === 'execute') instruments.executions.add(1, { 'a2a.outcome': 'ok' });
+    } catch (error) {
+      if (name === 'execute') instruments.executions.add(1, { 'a2a.outcome': 'error' });
+      failSpan(span, error);
+      if (logger) logAgentFailure(logger, ctx, error, secrets);
+      throw error;
+    } finally {
+      if (name === 'execute') instruments.runningExecutions.add(-1);
+      span.end();
+    }
+  };
+  const observed: AgentExecutor = {
+    execute: (ctx: RequestContext, sink: TaskEventSink) =>
+      run('execute', ctx, () => executor.execute(ctx, sink)),
+  };
+  const cancel = executor.cancel;
+  if (cancel) {
+    observed.cancel = (ctx: RequestContext, sink: TaskEventSink) =>
+      run('cancel', ctx, () => cancel.call(executor, ctx, sink));
+  }
+  return observed;
+}
