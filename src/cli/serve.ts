@@ -4,7 +4,11 @@
  */
 import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
+import { createDemoAgent, isDemoAgent, type DemoAgentConfig } from '../agents/demo.js';
+import type { AgentExecutor } from '../core/executor.js';
+import type { AgentCardConfig } from '../server/card/build.js';
 import { createA2AServer } from '../server/http.js';
+import { defaultDataDir } from './demo/data-dir.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -21,6 +25,15 @@ export interface ServeOptions {
   store: string;
   grpcPort?: number;
   publicUrl?: string;
+  /** Demo agents: where data goes. */
+  dataDir?: string;
+  /** test-runner: the test command and time limit. */
+  testCommand?: string;
+  timeLimit?: number;
+  /** planner: its peers and its token for the deployer. */
+  testRunnerUrl?: string;
+  deployerUrl?: string;
+  deployerToken?: string;
 }
 
 /** A running `a2a serve`: where it listens and how to stop it. */
@@ -30,6 +43,12 @@ export interface RunningAgent {
   port: number;
   grpcPort?: number;
   close(): Promise<void>;
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n <= 0) throw new Error(`not a positive whole number: ${value}`);
+  return n;
 }
 
 function parsePort(value: string): number {
@@ -42,18 +61,50 @@ function parsePort(value: string): number {
 
 /** Starts a built-in agent and resolves once it listens. */
 export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
-  const agent = builtInAgents[options.agent];
+  const agent = isDemoAgent(options.agent)
+    ? createDemoAgent(options.agent, demoConfig(options))
+    : builtInAgents[options.agent];
   if (!agent) {
-    const names = Object.keys(builtInAgents).join(', ');
+    const names = agentNames().join(', ');
     throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);
   }
   // Durable stores arrive with their own issue; refuse rather than silently use memory.
   if (options.store !== 'memory') {
     throw new Error(`unsupported store "${options.store}" (supported: memory)`);
   }
+  return hostAgent(agent.executor, agent.card, options);
+}
+
+function demoConfig(options: ServeOptions): DemoAgentConfig {
+  return {
+    dataDir: options.dataDir ?? defaultDataDir(),
+    ...(options.testCommand ? { testCommand: options.testCommand } : {}),
+    ...(options.timeLimit !== undefined ? { timeLimitMs: options.timeLimit } : {}),
+    ...(options.testRunnerUrl ? { testRunnerUrl: options.testRunnerUrl } : {}),
+    ...(options.deployerUrl ? { deployerUrl: options.deployerUrl } : {}),
+    ...(options.deployerToken ? { deployerToken: options.deployerToken } : {}),
+  };
+}
+
+/** Every agent `a2a serve --agent` can run. */
+export function agentNames(): string[] {
+  return [...Object.keys(builtInAgents), 'test-runner', 'deployer', 'planner'];
+}
+
+/**
+ * Hosts `executor` with `card` on JSON-RPC and REST (and gRPC when asked).
+ * TODO(R2): a demo agent's `authenticate` (the deployer's bearer tokens) is to be passed as
+ * createA2AServer's `authenticate` option once that option lands; until then the deployer's
+ * card declares bearer auth that the server does not enforce, and every caller is anonymous.
+ */
+export async function hostAgent(
+  executor: AgentExecutor,
+  card: AgentCardConfig,
+  options: Pick<ServeOptions, 'port' | 'host' | 'grpcPort' | 'publicUrl'>,
+): Promise<RunningAgent> {
   const server = createA2AServer({
-    agent: agent.executor,
-    card: agent.card,
+    agent: executor,
+    card,
     store: 'memory',
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
@@ -115,7 +166,7 @@ export function registerServeCommand(program: Command): void {
     .description(
       'run a built-in agent (echo, bench) over JSON-RPC and REST, and gRPC with --grpc-port, until interrupted',
     )
-    .option('-a, --agent <name>', `agent to run (${Object.keys(builtInAgents).join(', ')})`, 'echo')
+    .option('-a, --agent <name>', `agent to run (${agentNames().join(', ')})`, 'echo')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', parsePort, DEFAULT_PORT)
     .option('-H, --host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--store <store>', 'task store', 'memory')
@@ -125,6 +176,12 @@ export function registerServeCommand(program: Command): void {
       parsePort,
     )
     .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
+    .option('--data-dir <dir>', 'demo agents: where releases and the sample repository live')
+    .option('--test-command <cmd>', 'test-runner: the command that runs the tests', 'node --test')
+    .option('--time-limit <ms>', 'test-runner: time limit of one test run, ms', parsePositive)
+    .option('--test-runner-url <url>', 'planner: base URL of the test-runner')
+    .option('--deployer-url <url>', 'planner: base URL of the deployer')
+    .option('--deployer-token <token>', 'planner: bearer token for the deployer')
     .action(async (opts: ServeOptions) => {
       await runServe(opts);
     });
