@@ -15,11 +15,14 @@ export const DEMO_TOKEN = 'demo-staging-token';
 /** A stronger token that may also deploy to production. */
 export const DEMO_PRODUCTION_TOKEN = 'demo-production-token';
 
-/** Every demo token and what it grants. */
+/**
+ * Every demo token and what it grants. Both name the same user: tasks belong to their caller,
+ * so the stronger token must be the same principal to continue a task the weaker one started.
+ */
 export const DEMO_TOKENS: Readonly<Record<string, Principal>> = Object.freeze({
   [DEMO_TOKEN]: { id: 'demo-user', scopes: [deployScope('staging')] },
   [DEMO_PRODUCTION_TOKEN]: {
-    id: 'demo-release-manager',
+    id: 'demo-user',
     scopes: [deployScope('staging'), deployScope('production')],
   },
 });
