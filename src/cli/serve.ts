@@ -9,6 +9,7 @@ import type { AgentExecutor } from '../core/executor.js';
 import type { AgentCardConfig } from '../server/card/build.js';
 import { createA2AServer } from '../server/http.js';
 import { defaultDataDir } from './demo/data-dir.js';
+import { execCard, execExecutor } from './serve-exec.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -25,6 +26,8 @@ export interface ServeOptions {
   store: string;
   grpcPort?: number;
   publicUrl?: string;
+  /** Run this shell command for each message instead of a built-in agent. */
+  exec?: string;
   /** Demo agents: where data goes. */
   dataDir?: string;
   /** test-runner: the test command and time limit. */
@@ -61,6 +64,7 @@ function parsePort(value: string): number {
 
 /** Starts a built-in agent and resolves once it listens. */
 export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
+  if (options.exec) return hostAgent(execExecutor(options.exec), execCard(options.exec), options);
   const agent = isDemoAgent(options.agent)
     ? createDemoAgent(options.agent, demoConfig(options))
     : builtInAgents[options.agent];
@@ -123,9 +127,15 @@ export async function hostAgent(
 /** Runs until SIGINT/SIGTERM; a second signal exits at once. */
 export async function runServe(options: ServeOptions): Promise<void> {
   const running = await startBuiltInAgent(options);
+  if (options.agent === 'deployer' && !options.exec) {
+    // TODO(R2): remove once hostAgent passes `authenticate` to createA2AServer.
+    process.stderr.write(
+      'a2a-kit: note: the deployer declares bearer auth on its card; enforcement waits for the server authenticate option\n',
+    );
+  }
   const grpc = running.grpcPort !== undefined ? `, grpc: ${options.host}:${running.grpcPort}` : '';
   process.stdout.write(
-    `a2a-kit: ${options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
+    `a2a-kit: ${options.exec ? 'exec' : options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
   );
   await new Promise<void>((resolve) => {
     let closing = false;
@@ -176,6 +186,7 @@ export function registerServeCommand(program: Command): void {
       parsePort,
     )
     .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
+    .option('--exec <cmd>', 'serve a shell command as an agent: message on stdin, stdout streamed back')
     .option('--data-dir <dir>', 'demo agents: where releases and the sample repository live')
     .option('--test-command <cmd>', 'test-runner: the command that runs the tests', 'node --test')
     .option('--time-limit <ms>', 'test-runner: time limit of one test run, ms', parsePositive)

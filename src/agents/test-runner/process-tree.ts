@@ -17,8 +17,13 @@ export interface GroupProcess {
 }
 
 /** Runs `command` through the shell in `cwd`, stdout and stderr piped. */
-export function spawnGroup(command: string, cwd: string, env: NodeJS.ProcessEnv): GroupProcess {
-  const child = spawn(command, { cwd, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnGroup(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): GroupProcess {
+  const child = spawn(command, { cwd, env, shell: true, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => {
     child.once('error', () => resolve(null));
     child.once('close', (code) => resolve(code));
