@@ -211,7 +211,7 @@ export function exitCodeOfError(error: unknown): number {
 /** One human line for `error` (no stack), with a hint where one helps. */
 export function describeError(error: unknown, url?: string): string {
   const message = error instanceof Error ? error.message : String(error);
-  const name = error instanceof A2AError ? `${error.code}: ` : '';
+  const name = error instanceof A2AError || error instanceof A2AClientError ? `${error.name}: ` : '';
   let line = `${name}${message.split('\n')[0]}`;
   if (/ECONNREFUSED/.test(message)) line += ' (is the agent running?)';
   if (url) {
