@@ -82,6 +82,9 @@ export async function runChat(io: ClientCommandIO, url: string, opts: Connection
       }
       prompt();
     }
+    // Leaving before end of input: let go of stdin, or the process would wait on it.
+    lines.close();
+    process.stdin.destroy();
     io.setExitCode(EXIT.ok);
   } catch (error) {
     fail(io, error, opts, url);

@@ -115,3 +115,18 @@ test('canceling the planner task while it waits for confirmation cancels the dep
   await planner.client.cancelTask(asked.id);
   assert.equal((await deployer.client.getTask(deploy!.taskId)).status.state, 'TASK_STATE_CANCELED');
 });
+
+test('ship: a peer whose card offers no deploy skill fails the task with a one-line reason', async (t) => {
+  const repo = await sampleRepo(t);
+  const runner = await hosted(t, createTestRunnerExecutor({ timeLimitMs: 60_000 }), testRunnerCard);
+  const { echoCard, echoExecutor } = await import('../../src/agents/echo.js');
+  const echo = await hosted(t, echoExecutor, echoCard);
+  const planner = await hosted(
+    t,
+    createPlannerExecutor({ testRunnerUrl: runner.url, deployerUrl: echo.url }),
+    plannerCard,
+  );
+  const task = asTask(await planner.client.send({ data: { repo: repo.path, commit: 'passing' } }));
+  assert.equal(task.status.state, 'TASK_STATE_FAILED');
+  assert.match(textOf(task.status.message), /the card of echo at http:\S+ offers no skill to deploy/);
+});

@@ -229,3 +229,41 @@ for await (const line of createInterface({ input: process.stdin })) {
   server.kill('SIGTERM');
   assert.equal(await exitCode(server), 0);
 });
+
+test('a2a chat: a question, its answer on the same task, then /quit', { timeout: 60_000 }, async (t) => {
+  const server = spawnCli(['serve', '--agent', 'bench', '--port', '0']);
+  t.after(() => {
+    if (isRunning(server)) server.kill('SIGKILL');
+  });
+  const url = (await waitForLine(server, /bench agent at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  const { spawn } = await import('node:child_process');
+  const chat = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'chat', url], {
+    cwd: new URL('../../', import.meta.url),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  t.after(() => {
+    if (isRunning(chat)) chat.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  chat.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  chat.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  chat.stdin.write('input:your name?\n');
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no question: ${stdout} ${stderr}`)), 30_000);
+    const check = () => {
+      if (/your next line answers "your name\?"/.test(stderr)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    chat.stderr.on('data', check);
+  });
+  // /quit leaves without end of input: the process must not wait on stdin.
+  chat.stdin.write('Ada\n/quit\n');
+  assert.equal(await exitCode(chat), 0, stderr);
+  assert.match(stdout, /input-required: your name\?/);
+  assert.match(stdout, /\[out\] Ada/);
+  assert.match(stdout, /completed/);
+});
