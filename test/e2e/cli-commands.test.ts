@@ -158,6 +158,9 @@ describe('bad input', () => {
     const r = await runCli(['card', 'http://[bad']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^a2a: not a URL: http:\/\/\[bad\n$/);
+    const debug = await runCli(['card', 'http://[bad', '--debug']);
+    assert.equal(debug.code, 2);
+    assert.match(debug.stderr, /^a2a: not a URL: http:\/\/\[bad\nUsageError: not a URL[^\n]*\n\s+at /);
   });
 
   test('test-runner: a missing commit exits 4 (rejected), a hanging test command with a time limit exits 1', async (t) => {
