@@ -181,6 +181,11 @@ export async function runSend(
       return io.setExitCode(interrupted ? EXIT.interrupted : EXIT.stillRunning);
     }
     if (signal.aborted && io.interrupted?.aborted) return io.setExitCode(EXIT.interrupted);
+    if (signal.aborted && !io.outputClosed?.aborted) {
+      // --timeout passed before the agent made a task: nothing to come back to.
+      io.err(`a2a: no answer from ${url} within --timeout ${opts.timeout} ms`);
+      return io.setExitCode(EXIT.network);
+    }
     fail(io, error, opts, url);
   } finally {
     await client?.close();

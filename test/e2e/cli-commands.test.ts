@@ -72,7 +72,8 @@ describe('client commands against a bench agent', () => {
       /^task [0-9a-f-]{36} working; waiting for it to end \(Ctrl-C stops waiting\)/m,
     );
     assert.match(waited.stdout, /slept 1500/);
-    const timedOut = await runCli(['send', url, 'slow:60000', '--timeout', '700ms']);
+    // Long enough for the task to exist even on a loaded machine, short against the task.
+    const timedOut = await runCli(['send', url, 'slow:60000', '--timeout', '4s']);
     assert.equal(timedOut.code, 9, timedOut.stderr);
     const id = /task ([0-9a-f-]{36}) working/.exec(timedOut.stderr)![1]!;
     assert.match(timedOut.stderr, new RegExp(`a2a cancel ${url.replace(/\./g, '\\.')} ${id}`));
