@@ -68,7 +68,7 @@ const layers = [
     [coreContractsOnly('client'), ...grpcOnDemand('client')],
   ),
   layer('server', ['model', 'errors', 'core', 'bindings'], [...grpcOnDemand('server')]),
-  layer('agents', ['model', 'errors', 'core', 'bindings', 'server']),
+  layer('agents', ['model', 'errors', 'core', 'bindings', 'client', 'server']),
   layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents']),
 ];
 

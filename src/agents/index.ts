@@ -19,3 +19,48 @@ export const builtInAgents: Record<string, BuiltInAgent> = {
   echo: { executor: echoExecutor, card: echoCard },
   bench: { executor: benchExecutor, card: benchCard },
 };
+
+export {
+  createTestRunnerExecutor,
+  testRunnerCard,
+  parseRunRequest,
+  DEFAULT_TEST_COMMAND,
+  DEFAULT_TIME_LIMIT_MS,
+  type TestRunnerOptions,
+  type TestSummary,
+} from './test-runner/test-runner.js';
+export {
+  createDeployerExecutor,
+  deployerCard,
+  parseDeployRequest,
+  type DeployerOptions,
+  type DeployRequest,
+  type DeploymentRecord,
+} from './deployer/deployer.js';
+export {
+  DEMO_TOKEN,
+  DEMO_PRODUCTION_TOKEN,
+  DEMO_TOKENS,
+  demoTokenAuthenticate,
+  deployScope,
+  hasScope,
+} from './deployer/tokens.js';
+export {
+  createPlannerExecutor,
+  plannerCard,
+  parseShipRequest,
+  pickSkill,
+  PROGRESS_KEY,
+  type PlannerOptions,
+  type ProgressNote,
+  type ShipRequest,
+} from './planner/planner.js';
+export { recordedSubtasks, type SubtaskRef } from './planner/subtasks.js';
+export {
+  createDemoAgent,
+  isDemoAgent,
+  DEMO_PORTS,
+  type DemoAgent,
+  type DemoAgentConfig,
+  type DemoAgentName,
+} from './demo.js';

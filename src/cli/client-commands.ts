@@ -1,228 +1,247 @@
 /**
- * The client side of the `a2a` command: `a2a card`, `a2a send`, `a2a get`.
- * `--json` prints ProtoJSON, one object per line; otherwise readable text. The exit code is
- * non-zero on errors and for tasks that end FAILED, CANCELED or REJECTED.
+ * The client side of the `a2a` command: `card`, `send`, `chat`, `get`, `cancel`, `subscribe`,
+ * `list`, `push`. Every command takes the connection options (see common.ts); `--json` prints
+ * NDJSON in one shape (see render.ts); exit codes are those of exit-codes.ts.
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { A2AClient, statusOf, toStreamResponse, type StreamEvent } from '../client/client.js';
-import { AgentCardResolver } from '../client/card-resolver.js';
-import { bindingName, type BindingName } from '../client/binding-selection.js';
-import { TaskState } from '../model/enums.js';
-import type { Message, Task, TaskStatus } from '../model/schema.js';
-import { textOf } from '../client/artifacts.js';
+import { statusOf } from '../client/client.js';
+import { TASK_STATE_NAMES, type TaskState } from '../model/enums.js';
+import { runChat } from './chat.js';
 import {
-  addCardVerifyFlags,
-  addClientAuthFlags,
-  cardVerifyHook,
-  clientHeaders,
-  type CardVerifyFlags,
-  type ClientAuthFlags,
-} from './security-flags.js';
+  UsageError,
+  connect,
+  fail,
+  fetchCard,
+  normalizeUrl,
+  processIO,
+  withConnectionOptions,
+  type ClientCommandIO,
+  type ConnectionOptions,
+} from './common.js';
+import { EXIT, exitCodeOfState } from './exit-codes.js';
+import { cardVerifyHook, type CardVerifyFlags } from './security-flags.js';
+import { EventPrinter, jsonLine, printTask, stateWord } from './render.js';
+import { laterHint, runSend, waitingHint, type SendOptions } from './send.js';
 
-/** Where the commands write (replaceable in tests). */
-export interface ClientCommandIO {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  setExitCode: (code: number) => void;
-  /** Aborted when the reader of `out` went away (a closed pipe): the command stops quietly. */
-  outputClosed?: AbortSignal;
+export type { ClientCommandIO } from './common.js';
+
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+
+function parseState(value: string): TaskState {
+  const upper = `TASK_STATE_${value
+    .toUpperCase()
+    .replace(/-/g, '_')
+    .replace(/^TASK_STATE_/, '')}`;
+  const state = TASK_STATE_NAMES.find((s) => s === upper);
+  if (!state) throw new UsageError(`unknown state ${value} (e.g. working, completed, input-required)`);
+  return state;
 }
 
-/**
- * The process's stdout and stderr. A closed stdout (`a2a send ... | head -2`: EPIPE) is not a
- * failure of the command: it stops what it is doing, prints nothing more and exits 0, as a
- * reader that has seen enough is the reader's choice.
- */
-function processIO(): ClientCommandIO {
-  const closed = new AbortController();
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    closed.abort(error);
-  });
-  return {
-    out: (l) => {
-      if (!closed.signal.aborted) process.stdout.write(`${l}\n`);
-    },
-    err: (l) => process.stderr.write(`${l}\n`),
-    setExitCode: (c) => {
-      if (!closed.signal.aborted) process.exitCode = c;
-    },
-    outputClosed: closed.signal,
-  };
-}
-
-const FAILED_STATES = new Set<string>([TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
-const short = (state: string) =>
-  state
-    .replace(/^TASK_STATE_/, '')
-    .toLowerCase()
-    .replace(/_/g, '-');
-
-function statusLine(status: TaskStatus): string {
-  const text = status.message ? textOf(status.message) : '';
-  const color = FAILED_STATES.has(status.state)
-    ? pc.red
-    : status.state === TaskState.COMPLETED
-      ? pc.green
-      : pc.yellow;
-  return `${color(short(status.state))}${text ? `: ${text}` : ''}`;
-}
-
-function printTask(io: ClientCommandIO, task: Task): void {
-  io.out(`${pc.bold('task')} ${task.id}${task.contextId ? ` (context ${task.contextId})` : ''}`);
-  io.out(`  ${statusLine(task.status)}`);
-  for (const a of task.artifacts ?? []) {
-    io.out(`  ${pc.cyan(`artifact ${a.name ?? a.artifactId}`)}:`);
-    const text = textOf(a);
-    if (text) io.out(text.replace(/^/gm, '    '));
-    for (const p of a.parts) if (p.data !== undefined) io.out(`    ${JSON.stringify(p.data)}`);
-  }
-}
-
-function printMessage(io: ClientCommandIO, message: Message): void {
-  io.out(textOf(message) || JSON.stringify(message.parts));
-}
-
-function printEvent(io: ClientCommandIO, event: StreamEvent): void {
-  switch (event.kind) {
-    case 'task':
-      io.out(`${pc.bold('task')} ${event.task.id}: ${statusLine(event.task.status)}`);
-      break;
-    case 'message':
-      printMessage(io, event.message);
-      break;
-    case 'statusUpdate':
-      io.out(statusLine(event.statusUpdate.status));
-      break;
-    case 'artifactUpdate': {
-      const a = event.artifactUpdate.artifact;
-      io.out(`${pc.cyan(`[${a.name ?? a.artifactId}]`)} ${textOf(a).trimEnd()}`);
-      break;
-    }
-  }
-}
-
-function fail(io: ClientCommandIO, error: unknown): void {
-  if (io.outputClosed?.aborted) return; // the reader left: nothing to report to anyone
-  io.err(pc.red(`error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`));
-  io.setExitCode(1);
-}
-
-async function connect(
-  url: string,
-  binding: string | undefined,
-  auth: ClientAuthFlags = {},
-): Promise<A2AClient> {
-  let bindings: BindingName[] | undefined;
-  if (binding) {
-    const b = bindingName(binding);
-    if (!b) throw new Error(`unknown binding "${binding}" (use jsonrpc, rest or grpc)`);
-    bindings = [b];
-  }
-  const headers = clientHeaders(auth);
-  return A2AClient.connect(url, { bindings, ...(Object.keys(headers).length > 0 ? { headers } : {}) });
-}
-
-/** Adds `card`, `send` and `get` to the `a2a` program. */
+/** Adds the client commands to the `a2a` program. */
 export function registerClientCommands(program: Command, io: ClientCommandIO = processIO()): void {
-  const cardCommand = program
-    .command('card <url>')
-    .description("fetch and validate an agent's card")
-    .option('--json', 'print the card as JSON');
-  addCardVerifyFlags(cardCommand).action(async (url: string, opts: { json?: boolean } & CardVerifyFlags) => {
-    try {
-      const verify = cardVerifyHook(opts, (r) => io.err(`signature: verified (kid ${r.kid}, ${r.alg})`));
-      const resolved = await new AgentCardResolver(verify ? { verify } : {}).resolve(url);
-      for (const note of resolved.notes) io.err(pc.yellow(`note: ${note}`));
-      const card = resolved.card;
-      if (opts.json) return io.out(JSON.stringify(card));
-      io.out(`${pc.bold(card.name)} ${card.version}: ${card.description}`);
-      for (const i of card.supportedInterfaces) {
-        io.out(
-          `  ${i.protocolBinding} ${i.protocolVersion} ${i.url}${i.tenant ? ` (tenant ${i.tenant})` : ''}`,
-        );
-      }
-      const caps = Object.entries(card.capabilities)
-        .filter(([, v]) => v === true)
-        .map(([k]) => k);
-      io.out(`  capabilities: ${caps.join(', ') || 'none'}`);
-      for (const s of card.skills) io.out(`  skill ${s.id}: ${s.name}: ${s.description}`);
-    } catch (error) {
-      fail(io, error);
-    }
-  });
-
-  const sendCommand = program
-    .command('send <url> <text>')
-    .description('send a message to an agent')
-    .option('--stream', 'stream the task as it runs')
-    .option('--binding <binding>', 'jsonrpc, rest or grpc')
-    .option('--task <id>', 'continue this task')
-    .option('--context <id>', 'send in this context')
-    .option('--json', 'print ProtoJSON, one object per line');
-  addClientAuthFlags(sendCommand).action(
-    async (
-      url: string,
-      text: string,
-      opts: {
-        stream?: boolean;
-        binding?: string;
-        task?: string;
-        context?: string;
-        json?: boolean;
-      } & ClientAuthFlags,
-    ) => {
-      let client: A2AClient | undefined;
+  withConnectionOptions(
+    program
+      .command('card <url>')
+      .description("fetch, validate and show an agent's card")
+      .option('--verify', "check the card's signature against --jwks URL or --key FILE")
+      .option('--jwks <url>', 'trusted JWKS to verify the card against')
+      .option('--key <file>', 'trusted public key: a JWK or JWKS (JSON) or a PEM public key'),
+  )
+    .addHelpText('after', examples(['a2a card 127.0.0.1:41241', 'a2a card https://agent.example.com --json']))
+    .action(async (url: string, opts: ConnectionOptions & CardVerifyFlags) => {
       try {
-        client = await connect(url, opts.binding, opts);
-        const input = { text, taskId: opts.task, contextId: opts.context, signal: io.outputClosed };
-        let finalState: string | undefined;
-        if (opts.stream) {
-          for await (const event of client.stream(input)) {
-            if (opts.json) io.out(JSON.stringify(toStreamResponse(event)));
-            else printEvent(io, event);
-            finalState = statusOf(event)?.state ?? finalState;
-          }
-        } else {
-          const reply = await client.send(input);
-          if (reply.kind === 'message') {
-            if (opts.json) io.out(JSON.stringify(reply.message));
-            else printMessage(io, reply.message);
-          } else {
-            finalState = reply.task.status.state;
-            if (opts.json) io.out(JSON.stringify(reply.task));
-            else printTask(io, reply.task);
-          }
+        const verify = cardVerifyHook(opts, (v) => io.err(`signature: verified (kid ${v.kid}, ${v.alg})`));
+        const { card, notes } = await fetchCard(normalizeUrl(url), opts, verify);
+        for (const note of notes) io.err(pc.yellow(`note: ${note}`));
+        if (opts.json) return io.out(jsonLine('card', card));
+        io.out(`${pc.bold(card.name)} ${card.version}: ${card.description}`);
+        for (const i of card.supportedInterfaces) {
+          io.out(
+            `  ${i.protocolBinding} ${i.protocolVersion} ${i.url}${i.tenant ? ` (tenant ${i.tenant})` : ''}`,
+          );
         }
-        if (finalState && FAILED_STATES.has(finalState)) io.setExitCode(1);
+        const caps = Object.entries(card.capabilities)
+          .filter(([, v]) => v === true)
+          .map(([k]) => k);
+        io.out(`  capabilities: ${caps.join(', ') || 'none'}`);
+        if (card.securitySchemes) io.out(`  security: ${Object.keys(card.securitySchemes).join(', ')}`);
+        for (const s of card.skills) io.out(`  skill ${s.id}: ${s.name}: ${s.description}`);
       } catch (error) {
-        fail(io, error);
-      } finally {
-        await client?.close();
+        fail(io, error, opts, url);
       }
-    },
-  );
+    });
 
-  const getCommand = program
-    .command('get <url> <taskId>')
-    .description('show a task')
-    .option('--binding <binding>', 'jsonrpc, rest or grpc')
-    .option('--json', 'print the task as ProtoJSON');
-  addClientAuthFlags(getCommand).action(
-    async (url: string, taskId: string, opts: { binding?: string; json?: boolean } & ClientAuthFlags) => {
-      let client: A2AClient | undefined;
+  withConnectionOptions(
+    program
+      .command('send <url> [text]')
+      .description('send a message; waits for the task to end unless --no-wait')
+      .option('--stream', 'stream the task as it runs (reconnects when the connection drops)')
+      .option('--no-wait', 'print the task as soon as it exists and return')
+      .option('--task <id>', 'continue this task (answer its question)')
+      .option('--context <id>', 'send in this context')
+      .option('--file <path>', 'attach a file (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+      .option('--data <json>', 'attach a data part (JSON)')
+      .option('--out <dir>', 'save file parts of the result here'),
+  )
+    .addHelpText(
+      'after',
+      examples([
+        'a2a send 127.0.0.1:41241 hello',
+        "a2a send 127.0.0.1:41241 'slow:75000' --timeout 2m",
+        "a2a send 127.0.0.1:41241 'stream:5' --stream --json",
+        'a2a send 127.0.0.1:41241 yes --task 1f0c...   (answer an input-required task)',
+        'a2a send 127.0.0.1:41241 --data \'{"repo": "/tmp/r", "commit": "main"}\' --out ./results',
+      ]),
+    )
+    .action(async (url: string, text: string | undefined, opts: SendOptions) => {
+      await runSend(io, url, text, opts);
+    });
+
+  withConnectionOptions(
+    program
+      .command('chat <url>')
+      .description('talk with an agent turn by turn; answers its questions; shows output as it streams'),
+  )
+    .addHelpText(
+      'after',
+      examples(['a2a chat 127.0.0.1:41241', 'a2a chat 127.0.0.1:41243 --token demo-staging-token']),
+    )
+    .action(async (url: string, opts: ConnectionOptions) => {
+      await runChat(io, url, opts);
+    });
+
+  withConnectionOptions(program.command('get <url> <taskId>').description('show a task'))
+    .option('--history <n>', 'include the last n messages', (v) => Number(v))
+    .addHelpText(
+      'after',
+      examples(['a2a get 127.0.0.1:41241 1f0c...', 'a2a get 127.0.0.1:41241 1f0c... --json']),
+    )
+    .action(async (url: string, taskId: string, opts: ConnectionOptions & { history?: number }) => {
+      let client;
       try {
-        client = await connect(url, opts.binding, opts);
-        const task = await client.getTask(taskId);
-        if (opts.json) io.out(JSON.stringify(task));
-        else printTask(io, task);
-        if (FAILED_STATES.has(task.status.state)) io.setExitCode(1);
+        client = await connect(url, opts);
+        const task = await client.getTask(
+          taskId,
+          opts.history !== undefined ? { historyLength: opts.history } : {},
+        );
+        if (opts.json) io.out(jsonLine('task', task));
+        else {
+          printTask(io, task);
+          waitingHint(io, url, task);
+        }
+        io.setExitCode(
+          exitCodeOfState(task.status.state) === EXIT.stillRunning
+            ? EXIT.ok
+            : exitCodeOfState(task.status.state),
+        );
       } catch (error) {
-        fail(io, error);
+        fail(io, error, opts, url);
       } finally {
         await client?.close();
       }
-    },
-  );
+    });
+
+  withConnectionOptions(program.command('cancel <url> <taskId>').description('cancel a task'))
+    .addHelpText('after', examples(['a2a cancel 127.0.0.1:41241 1f0c...']))
+    .action(async (url: string, taskId: string, opts: ConnectionOptions) => {
+      let client;
+      try {
+        client = await connect(url, opts);
+        const task = await client.cancelTask(taskId);
+        if (opts.json) io.out(jsonLine('task', task));
+        else printTask(io, task);
+        io.setExitCode(EXIT.ok);
+      } catch (error) {
+        fail(io, error, opts, url);
+      } finally {
+        await client?.close();
+      }
+    });
+
+  withConnectionOptions(
+    program
+      .command('subscribe <url> <taskId>')
+      .description('follow a running task to its end (reconnects as needed)'),
+  )
+    .addHelpText(
+      'after',
+      examples(['a2a subscribe 127.0.0.1:41241 1f0c...', 'a2a subscribe 127.0.0.1:41241 1f0c... --json']),
+    )
+    .action(async (url: string, taskId: string, opts: ConnectionOptions) => {
+      let client;
+      let state: string | undefined;
+      const printer = new EventPrinter(io, opts.json === true);
+      const signals = [io.interrupted, io.outputClosed].filter((s): s is AbortSignal => s !== undefined);
+      if (opts.timeout !== undefined) signals.push(AbortSignal.timeout(opts.timeout));
+      const signal = AbortSignal.any(signals);
+      try {
+        client = await connect(url, opts);
+        for await (const event of client.followTask(taskId, { signal })) {
+          printer.event(event);
+          state = statusOf(event)?.state ?? state;
+        }
+        printer.finish();
+        io.setExitCode(state ? exitCodeOfState(state) : EXIT.ok);
+      } catch (error) {
+        printer.finish();
+        if (signal.aborted && !io.outputClosed?.aborted) {
+          laterHint(io, url, taskId, state);
+          return io.setExitCode(io.interrupted?.aborted ? EXIT.interrupted : EXIT.stillRunning);
+        }
+        fail(io, error, opts, url);
+      } finally {
+        await client?.close();
+      }
+    });
+
+  withConnectionOptions(program.command('list <url>').description('list your tasks on an agent'))
+    .option('--context <id>', 'only tasks of this context')
+    .option('--state <state>', 'only tasks in this state (working, completed, input-required, ...)')
+    .option('--all', 'every page, not only the first')
+    .addHelpText(
+      'after',
+      examples(['a2a list 127.0.0.1:41241', 'a2a list 127.0.0.1:41241 --state working --all --json']),
+    )
+    .action(
+      async (url: string, opts: ConnectionOptions & { context?: string; state?: string; all?: boolean }) => {
+        let client;
+        try {
+          const request = {
+            ...(opts.context ? { contextId: opts.context } : {}),
+            ...(opts.state ? { status: parseState(opts.state) } : {}),
+          };
+          client = await connect(url, opts);
+          const tasks = opts.all
+            ? client.listAllTasks(request)
+            : (async function* (c) {
+                yield* (await c.listTasks(request)).tasks;
+              })(client);
+          for await (const task of tasks) {
+            if (opts.json) io.out(jsonLine('task', task));
+            else
+              io.out(`${task.id}  ${stateWord(task.status.state).padEnd(14)} ${task.status.timestamp ?? ''}`);
+          }
+          io.setExitCode(EXIT.ok);
+        } catch (error) {
+          fail(io, error, opts, url);
+        } finally {
+          await client?.close();
+        }
+      },
+    );
+
+  const push = program
+    .command('push')
+    .description('push notification configs (set, get, list, delete) and a local receiver (listen)');
+  for (const sub of ['set', 'get', 'list', 'delete', 'listen']) {
+    push
+      .command(`${sub} [args...]`)
+      .allowUnknownOption()
+      .description(`${sub}: not yet available (waits for push delivery)`)
+      .action(() => {
+        io.err(`a2a: push ${sub} is not yet available: push delivery is still being built`);
+        io.setExitCode(EXIT.usage);
+      });
+  }
 }

@@ -1,20 +1,34 @@
 #!/usr/bin/env node
-/** The `a2a` command: serve built-in agents, and talk to any A2A agent. */
+/** The `a2a` command: serve agents, talk to any A2A agent, run the demo. */
 import { Command, CommanderError } from 'commander';
 import { KIT_VERSION } from '../agents/card.js';
 import { registerClientCommands } from './client-commands.js';
+import { registerDemoCommand } from './demo/demo.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { registerServeCommand } from './serve.js';
+
+const EXAMPLES = `
+Examples:
+  $ a2a demo                                   start the demo agents and ship payments-api
+  $ a2a serve --agent echo                     serve the echo agent on http://127.0.0.1:41241
+  $ a2a card 127.0.0.1:41241                   show an agent's card
+  $ a2a send 127.0.0.1:41241 hello             send a message and wait for the answer
+  $ a2a chat 127.0.0.1:41241                   talk turn by turn
+  $ a2a serve --exec "tr a-z A-Z" --port 0     any command as an agent`;
 
 /** Builds the `a2a` program with every command registered. */
 function buildProgram(): Command {
   const program = new Command('a2a')
     .description('A2A (Agent2Agent) protocol v1.0 toolkit: serve agents and talk to them')
     .version(KIT_VERSION)
+    .showHelpAfterError('(a2a --help lists commands, a2a <command> --help their options)')
+    .addHelpText('after', `${EXAMPLES}\n${EXIT_CODES_HELP}`)
     // Set before the commands are added so that they inherit it: usage errors and --help
     // end in the catch below instead of a process.exit inside commander.
     .exitOverride();
   registerServeCommand(program);
   registerClientCommands(program);
+  registerDemoCommand(program);
   return program;
 }
 
@@ -24,11 +38,15 @@ async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
+      const quiet = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
+      process.exitCode = quiet || err.exitCode === 0 ? 0 : EXIT.usage;
       return;
     }
-    process.stderr.write(`a2a: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    process.stderr.write(`a2a: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+    if (argv.includes('--debug') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.exitCode = /^not a |^unknown |^unsupported /.test(err instanceof Error ? err.message : '')
+      ? EXIT.usage
+      : EXIT.failed;
   }
 }
 

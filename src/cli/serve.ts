@@ -4,10 +4,16 @@
  */
 import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
-import { createA2AServer, DEFAULT_STORE } from '../server/http.js';
+import { createDemoAgent, isDemoAgent, type DemoAgentConfig } from '../agents/demo.js';
+import type { AgentExecutor } from '../core/executor.js';
+import type { AgentCardConfig } from '../server/card/build.js';
+import type { Authenticate } from '../bindings/auth-request.js';
 import { isStoreSpec } from '../core/stores/open.js';
-import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
+import { createA2AServer, DEFAULT_STORE } from '../server/http.js';
 import { createLogger } from '../server/observability/logging.js';
+import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
+import { defaultDataDir } from './demo/data-dir.js';
+import { execCard, execExecutor } from './serve-exec.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -24,6 +30,17 @@ export interface ServeOptions extends ServeSecurityFlags {
   store: string;
   grpcPort?: number;
   publicUrl?: string;
+  /** Run this shell command for each message instead of a built-in agent. */
+  exec?: string;
+  /** Demo agents: where data goes. */
+  dataDir?: string;
+  /** test-runner: the test command and time limit. */
+  testCommand?: string;
+  timeLimit?: number;
+  /** planner: its peers and its token for the deployer. */
+  testRunnerUrl?: string;
+  deployerUrl?: string;
+  deployerToken?: string;
   /** pino level; `silent` turns logs off. @default 'info' */
   logLevel?: string;
   /** `pretty` or `json`. @default pretty on a terminal, json otherwise */
@@ -51,6 +68,12 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n <= 0) throw new Error(`not a positive whole number: ${value}`);
+  return n;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value.trim()) || port > 65535) {
@@ -61,29 +84,69 @@ function parsePort(value: string): number {
 
 /** Starts a built-in agent and resolves once it listens. */
 export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
-  const agent = builtInAgents[options.agent];
+  if (options.exec) return hostAgent(execExecutor(options.exec), execCard(options.exec), options);
+  const agent = isDemoAgent(options.agent)
+    ? createDemoAgent(options.agent, demoConfig(options))
+    : builtInAgents[options.agent];
   if (!agent) {
-    const names = Object.keys(builtInAgents).join(', ');
+    const names = agentNames().join(', ');
     throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);
   }
-  if (!isStoreSpec(options.store)) {
+  return hostAgent(
+    agent.executor,
+    agent.card,
+    options,
+    'authenticate' in agent ? (agent.authenticate as Authenticate | undefined) : undefined,
+  );
+}
+
+function demoConfig(options: ServeOptions): DemoAgentConfig {
+  return {
+    dataDir: options.dataDir ?? defaultDataDir(),
+    ...(options.testCommand ? { testCommand: options.testCommand } : {}),
+    ...(options.timeLimit !== undefined ? { timeLimitMs: options.timeLimit } : {}),
+    ...(options.testRunnerUrl ? { testRunnerUrl: options.testRunnerUrl } : {}),
+    ...(options.deployerUrl ? { deployerUrl: options.deployerUrl } : {}),
+    ...(options.deployerToken ? { deployerToken: options.deployerToken } : {}),
+  };
+}
+
+/** Every agent `a2a serve --agent` can run. */
+export function agentNames(): string[] {
+  return [...Object.keys(builtInAgents), 'test-runner', 'deployer', 'planner'];
+}
+
+/**
+ * Hosts `executor` with `card` on JSON-RPC and REST (and gRPC when asked), with the agent's own
+ * `authenticate` (the deployer's bearer tokens) or the security flags of `a2a serve`.
+ */
+export async function hostAgent(
+  executor: AgentExecutor,
+  card: AgentCardConfig,
+  options: Partial<ServeOptions> & Pick<ServeOptions, 'port' | 'host'>,
+  authenticate?: Authenticate,
+): Promise<RunningAgent> {
+  const store = options.store ?? process.env.A2A_STORE ?? DEFAULT_STORE;
+  if (!isStoreSpec(store)) {
     throw new Error(
-      `unsupported store "${options.store}" (supported: memory, sqlite:<path>, postgres://user@host:port/db)`,
+      `unsupported store "${store}" (supported: memory, sqlite:<path>, postgres://user@host:port/db)`,
     );
   }
   const format = options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
   const logger =
-    options.logLevel === 'silent'
+    options.logLevel === undefined || options.logLevel === 'silent'
       ? false
-      : createLogger({ level: options.logLevel ?? 'info', format: format === 'pretty' ? 'pretty' : 'json' });
+      : createLogger({ level: options.logLevel, format: format === 'pretty' ? 'pretty' : 'json' });
+  const security = serveSecurityOptions(options as ServeSecurityFlags);
   const server = createA2AServer({
-    agent: agent.executor,
+    agent: executor,
+    card,
+    store,
     logger,
-    card: agent.card,
-    store: options.store,
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    ...serveSecurityOptions(options),
+    ...(authenticate && !('security' in security) ? { authenticate } : {}),
+    ...security,
   });
   let listening;
   try {
@@ -107,7 +170,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   const running = await startBuiltInAgent(options);
   const grpc = running.grpcPort !== undefined ? `, grpc: ${options.host}:${running.grpcPort}` : '';
   process.stdout.write(
-    `a2a-kit: ${options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
+    `a2a-kit: ${options.exec ? 'exec' : options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
   );
   await new Promise<void>((resolve) => {
     let closing = false;
@@ -148,7 +211,7 @@ export function registerServeCommand(program: Command): void {
     .description(
       'run a built-in agent (echo, bench) over JSON-RPC and REST, and gRPC with --grpc-port, until interrupted',
     )
-    .option('-a, --agent <name>', `agent to run (${Object.keys(builtInAgents).join(', ')})`, 'echo')
+    .option('-a, --agent <name>', `agent to run (${agentNames().join(', ')})`, 'echo')
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', parsePort, DEFAULT_PORT)
     .option('-H, --host <host>', 'interface to listen on', DEFAULT_HOST)
     .option(
@@ -162,6 +225,13 @@ export function registerServeCommand(program: Command): void {
       parsePort,
     )
     .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
+    .option('--exec <cmd>', 'serve a shell command as an agent: message on stdin, stdout streamed back')
+    .option('--data-dir <dir>', 'demo agents: where releases and the sample repository live')
+    .option('--test-command <cmd>', 'test-runner: the command that runs the tests', 'node --test')
+    .option('--time-limit <ms>', 'test-runner: time limit of one test run, ms', parsePositive)
+    .option('--test-runner-url <url>', 'planner: base URL of the test-runner')
+    .option('--deployer-url <url>', 'planner: base URL of the deployer')
+    .option('--deployer-token <token>', 'planner: bearer token for the deployer')
     .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info')
     .option(
       '--log-format <format>',

@@ -77,11 +77,20 @@ export class AgentCardResolver {
         error.status === 404
       ) {
         const legacy = cardUrl.slice(0, -AGENT_CARD_PATH.length) + LEGACY_AGENT_CARD_PATH;
-        return this.resolveAt(
-          legacy,
-          [`no card at ${cardUrl} (404); read the legacy v0.3 location ${LEGACY_AGENT_CARD_PATH} instead`],
-          options,
-        );
+        try {
+          return await this.resolveAt(
+            legacy,
+            [`no card at ${cardUrl} (404); read the legacy v0.3 location ${LEGACY_AGENT_CARD_PATH} instead`],
+            options,
+          );
+        } catch (legacyError) {
+          if (!(legacyError instanceof A2ATransportError) || legacyError.status !== 404) throw legacyError;
+          // Both paths are missing: say so, naming each one tried.
+          throw new A2ATransportError(`no agent card: HTTP 404 at ${cardUrl} and at ${legacy}`, {
+            status: 404,
+            cause: legacyError,
+          });
+        }
       }
       throw error;
     }

@@ -44,6 +44,33 @@ export {
   type StreamEvent,
 } from './stream-events.js';
 
+/** A client made by {@link A2AClient.connect}: it always has the agent's card. */
+export type ConnectedA2AClient = A2AClient & { readonly card: AgentCard };
+
+/**
+ * The headers of the card fetch in {@link A2AClient.connect}: `headers`, the credentials of
+ * `auth` (asked without a card, since none is known yet), then `card.headers`, which win.
+ */
+async function cardFetchHeaders(options: A2AClientOptions): Promise<Record<string, string>> {
+  const headers: Record<string, string> = { ...options.headers };
+  const handler = authHandlerOf(options.auth);
+  if (handler) {
+    const creds = await handler.credentials({ method: 'GetAgentCard' });
+    Object.assign(headers, creds.headers);
+  }
+  return { ...headers, ...options.card?.headers };
+}
+
+function authHandlerOf(a: A2AClientOptions['auth']): AuthHandler | undefined {
+  return !a
+    ? undefined
+    : 'credentials' in a
+      ? a
+      : 'bearer' in a
+        ? bearerAuth(a.bearer)
+        : apiKeyAuth(a.apiKey);
+}
+
 type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
 /** An A2A agent, reached through one transport chosen from its card. */
@@ -64,14 +91,7 @@ export class A2AClient {
   ) {
     this.pool = new InterfacePool(transport);
     this.publicCard = card;
-    const a = options.auth;
-    this.auth = !a
-      ? undefined
-      : 'credentials' in a
-        ? a
-        : 'bearer' in a
-          ? bearerAuth(a.bearer)
-          : apiKeyAuth(a.apiKey);
+    this.auth = authHandlerOf(options.auth);
     const currentCard = () => this.card;
     // Outermost first: a retry repeats a whole failover round; re-authentication sends the
     // call once more from the interface in use; each attempt gets fresh credentials.
@@ -88,11 +108,20 @@ export class A2AClient {
    * Discovers the agent at `urlOrCard` (a base URL, a card URL, or a card object), picks an
    * interface and returns a ready client.
    */
-  static async connect(urlOrCard: string | AgentCard, options: A2AClientOptions = {}): Promise<A2AClient> {
+  static async connect(
+    urlOrCard: string | AgentCard,
+    options: A2AClientOptions = {},
+  ): Promise<ConnectedA2AClient> {
     let card: AgentCard;
     let resolver: AgentCardResolver | undefined;
     if (typeof urlOrCard === 'string') {
-      resolver = options.resolver ?? new AgentCardResolver({ fetch: options.fetch, ...options.card });
+      resolver =
+        options.resolver ??
+        new AgentCardResolver({
+          fetch: options.fetch,
+          ...options.card,
+          headers: await cardFetchHeaders(options),
+        });
       card = (await resolver.resolve(urlOrCard)).card;
     } else card = urlOrCard;
     const compatV03 = options.compatV03 !== false;
@@ -107,7 +136,7 @@ export class A2AClient {
       );
     }
     if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };
-    return client;
+    return client as ConnectedA2AClient;
   }
 
   /** The transport in use: after a fallback (CLI-CARD-5), the one that last answered. */

@@ -1,6 +1,7 @@
 /** `a2a-kit/client`: discover A2A agents and talk to them over any binding. */
 export {
   A2AClient,
+  type ConnectedA2AClient,
   backoff,
   isRetryable,
   isTransportFailure,
@@ -96,3 +97,26 @@ export {
   type CardVerificationFailure,
 } from './card-signature.js';
 export { injectTraceContext } from './tracing.js'; // observability (issue 15)
+// The protocol errors an agent answers with, so callers can `instanceof` them (TaskNotFoundError, ...).
+export {
+  A2AError,
+  TaskNotFoundError,
+  TaskNotCancelableError,
+  PushNotificationNotSupportedError,
+  UnsupportedOperationError,
+  ContentTypeNotSupportedError,
+  InvalidAgentResponseError,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  VersionNotSupportedError,
+  ParseError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  InvalidParamsError,
+  InternalError,
+  UnavailableError,
+  UnauthenticatedError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  type ErrorDetail,
+} from '../errors/a2a-error.js';

@@ -352,17 +352,19 @@ describe('a2a CLI client commands', () => {
       assert.match(c.out[0] ?? '', /sdk-test-agent/);
       const s = await run(['send', server.url, 'task', '--json', '--binding', 'rest']);
       assert.equal(s.code, 0);
-      const task = JSON.parse(s.out[0] ?? '{}');
+      const line = JSON.parse(s.out[0] ?? '{}');
+      assert.equal(line.kind, 'task');
+      const task = line.task;
       assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
       const st = await run(['send', server.url, 'stream:2', '--stream', '--json']);
       assert.ok(st.out.length >= 4);
-      assert.ok(st.out.every((l) => Object.keys(JSON.parse(l)).length === 1));
+      assert.ok(st.out.every((l) => Object.keys(JSON.parse(l)).length === 2 && JSON.parse(l).kind));
       const g = await run(['get', server.url, task.id]);
       assert.match(g.out.join('\n'), /completed/);
       const f = await run(['send', server.url, 'fail']);
       assert.equal(f.code, 1);
       const bad = await run(['get', server.url, 'missing']);
-      assert.equal(bad.code, 1);
+      assert.equal(bad.code, 8);
       assert.match(bad.err[0] ?? '', /TaskNotFound/);
     } finally {
       await server.close();

@@ -8,12 +8,17 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { exitCode, isRunning, runCli, spawnCli, waitForLine } from '../support/cli.js';
 
-/** The JSON objects printed one per line. */
-function jsonLines(stdout: string): Record<string, unknown>[] {
+/** The `{kind, <kind>: value}` lines printed with --json. */
+function kindLines(stdout: string): { kind: string; [k: string]: unknown }[] {
   return stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+    .map((line) => JSON.parse(line) as { kind: string });
+}
+
+/** The values of the --json lines (what each line's `kind` names). */
+function jsonLines(stdout: string): Record<string, unknown>[] {
+  return kindLines(stdout).map((line) => line[line.kind] as Record<string, unknown>);
 }
 
 interface PrintedTask {
@@ -94,10 +99,10 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
   test('send --stream --binding grpc --json prints each stream event on its own line', async () => {
     const r = await runCli(['send', url, 'stream:3', '--stream', '--binding', 'grpc', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const events = jsonLines(r.stdout);
+    const events = kindLines(r.stdout);
     assert.deepEqual(
-      events.map((e) => Object.keys(e)),
-      [['task'], ['artifactUpdate'], ['artifactUpdate'], ['artifactUpdate'], ['statusUpdate']],
+      events.map((e) => e.kind),
+      ['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate'],
     );
     const chunks = events.slice(1, 4).map(
       (e) =>
@@ -121,7 +126,7 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
 
   test('multi-turn over gRPC: --task and --context continue an input-required task', async () => {
     const asked = await runCli(['send', url, 'input:your name?', '--binding', 'grpc', '--json']);
-    assert.equal(asked.code, 0, asked.stderr);
+    assert.equal(asked.code, 5, asked.stderr); // input-required
     const task = jsonLines(asked.stdout)[0] as unknown as PrintedTask;
     assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
     assert.deepEqual(task.status.message?.parts, [{ text: 'your name?' }]);
@@ -144,18 +149,18 @@ describe('a2a serve --grpc-port and a2a send/get --binding grpc', () => {
     assert.deepEqual(done.artifacts, [{ artifactId: 'out', parts: [{ text: 'Ada' }] }]);
   });
 
-  test('over gRPC, a rejected task and protocol errors exit 1', async () => {
+  test('over gRPC, a rejected task exits 4 and protocol errors 8', async () => {
     const rejected = await runCli(['send', url, 'slow:soon', '--binding', 'grpc', '--json']);
-    assert.equal(rejected.code, 1);
+    assert.equal(rejected.code, 4);
     assert.equal(
       (jsonLines(rejected.stdout)[0] as unknown as PrintedTask).status.state,
       'TASK_STATE_REJECTED',
     );
     const unknown = await runCli(['get', url, 'no-such-task', '--binding', 'grpc']);
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 8);
     assert.match(unknown.stderr, /TaskNotFoundError/);
     const unknownTask = await runCli(['send', url, 'more', '--binding', 'grpc', '--task', 'no-such-task']);
-    assert.equal(unknownTask.code, 1);
+    assert.equal(unknownTask.code, 8);
     assert.match(unknownTask.stderr, /TaskNotFoundError/);
   });
 
@@ -184,7 +189,7 @@ test('send --binding grpc to an agent without gRPC names what the card offers', 
     'no GRPC interface without --grpc-port',
   );
   const r = await runCli(['send', url, 'task:x', '--binding', 'grpc']);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 8);
   assert.match(r.stderr, /A2ANoCompatibleInterfaceError/);
   assert.match(r.stderr, /GRPC/);
   assert.match(r.stderr, /JSONRPC 1\.0 at http/);

@@ -39,7 +39,7 @@ test('a2a serve --api-key --sign-key; a2a send --api-key / --header; a2a card --
   const [, url] = await waitForLine(child, /^a2a-kit: echo agent at (http:\/\/127\.0\.0\.1:\d+) /m);
 
   const refused = await runCli(['send', url!, 'hi']);
-  assert.equal(refused.code, 1);
+  assert.equal(refused.code, 8); // a protocol error (a2a --help lists the exit codes)
   assert.match(refused.stderr, /Unauthenticated|API key/i);
   const byKey = await runCli(['send', url!, 'hi there', '--api-key', 'k-alice']);
   assert.equal(byKey.code, 0, byKey.stderr);
@@ -48,13 +48,13 @@ test('a2a serve --api-key --sign-key; a2a send --api-key / --header; a2a card --
   assert.equal(byHeader.code, 0, byHeader.stderr);
 
   const card = await runCli(['card', url!, '--json']);
-  const json = JSON.parse(card.stdout) as { securitySchemes?: Record<string, unknown> };
+  const { card: json } = JSON.parse(card.stdout) as { card: { securitySchemes?: Record<string, unknown> } };
   assert.deepEqual(Object.keys(json.securitySchemes ?? {}), ['apiKey']);
   const verified = await runCli(['card', url!, '--verify', '--key', join(dir, 'public.pem')]);
   assert.equal(verified.code, 0, verified.stderr);
   assert.match(verified.stderr, /signature: verified \(kid card-1, ES256\)/);
   const wrongKey = await runCli(['card', url!, '--verify', '--key', join(dir, 'other.pem')]);
-  assert.equal(wrongKey.code, 1);
+  assert.notEqual(wrongKey.code, 0);
   assert.match(wrongKey.stderr, /signature/);
   child.kill('SIGTERM');
 });

@@ -45,7 +45,7 @@ test('a2a serve --agent echo serves the card and messages, and exits 0 on SIGTER
   assert.equal(await exitCode(child), 0);
 });
 
-test('a2a serve with an unknown agent fails with a message and exit code 1', async (t) => {
+test('a2a serve with an unknown agent fails with a message and the usage exit code 2', async (t) => {
   const child = spawnCli(['serve', '--agent', 'nope', '--port', '0']);
   t.after(() => {
     if (isRunning(child)) child.kill('SIGKILL');
@@ -54,6 +54,6 @@ test('a2a serve with an unknown agent fails with a message and exit code 1', asy
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  assert.equal(await exitCode(child), 1);
+  assert.equal(await exitCode(child), 2);
   assert.match(stderr, /unknown agent "nope"/);
 });

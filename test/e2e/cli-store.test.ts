@@ -34,15 +34,14 @@ test('a2a serve --store sqlite:<path>: an acknowledged task survives kill -9', a
   const first = await serve(t, store);
   const sent = await runCli(['send', first.url, 'task:kept', '--json']);
   assert.equal(sent.code, 0, sent.stderr);
-  const task = JSON.parse(sent.stdout.trim()) as { id: string };
+  const { task } = JSON.parse(sent.stdout.trim()) as { task: { id: string } };
   await first.kill();
 
   const second = await serve(t, store);
   const got = await runCli(['get', second.url, task.id, '--json']);
   assert.equal(got.code, 0, got.stderr);
-  const again = JSON.parse(got.stdout.trim()) as {
-    status: { state: string };
-    artifacts: { parts: { text?: string }[] }[];
+  const { task: again } = JSON.parse(got.stdout.trim()) as {
+    task: { status: { state: string }; artifacts: { parts: { text?: string }[] }[] };
   };
   assert.equal(again.status.state, 'TASK_STATE_COMPLETED');
   assert.equal(again.artifacts[0]?.parts[0]?.text, 'kept');
@@ -69,7 +68,7 @@ test('a2a serve with an unreachable PostgreSQL or an unknown store exits 1 and s
     new RegExp(`PostgreSQL store postgres://x@127.0.0.1:${port}/db cannot be used: .*ECONNREFUSED`),
   );
   const unknown = await runCli(['serve', '--agent', 'bench', '--port', '0', '--store', 'redis://x']);
-  assert.equal(unknown.code, 1);
+  assert.equal(unknown.code, 2); // a usage error (a2a --help lists the exit codes)
   assert.match(
     unknown.stderr,
     /unsupported store "redis:\/\/x" \(supported: memory, sqlite:<path>, postgres:/,

@@ -1,0 +1,75 @@
+/**
+ * The demo agents (test-runner, deployer, planner) need configuration, so they are made by
+ * factories rather than listed in `builtInAgents`; `a2a serve --agent <name>` knows both.
+ */
+import type { AgentExecutor } from '../core/executor.js';
+import type { Principal } from '../core/context.js';
+import type { AuthRequest } from '../server/auth/request.js';
+import type { BuiltInCard } from './card.js';
+import { createDeployerExecutor, deployerCard } from './deployer/deployer.js';
+import { DEMO_TOKEN, demoTokenAuthenticate } from './deployer/tokens.js';
+import { createPlannerExecutor, plannerCard } from './planner/planner.js';
+import { createTestRunnerExecutor, testRunnerCard } from './test-runner/test-runner.js';
+
+/** Configuration of the demo agents (each uses what it needs). */
+export interface DemoAgentConfig {
+  /** Where the deployer writes releases. */
+  dataDir: string;
+  /** The test-runner's test command. @default 'node --test' */
+  testCommand?: string;
+  /** The test-runner's time limit, ms. */
+  timeLimitMs?: number;
+  /** The planner's peers. */
+  testRunnerUrl?: string;
+  deployerUrl?: string;
+  /** The planner's token for the deployer. @default DEMO_TOKEN */
+  deployerToken?: string;
+}
+
+/** A demo agent ready to host: executor, card, and the authentication its server must enforce. */
+export interface DemoAgent {
+  executor: AgentExecutor;
+  card: BuiltInCard;
+  /** Turns a request into the caller; for the `authenticate` option of createA2AServer. */
+  authenticate?: (request: AuthRequest) => Principal;
+}
+
+/** Default ports of the demo agents on loopback. */
+export const DEMO_PORTS = { 'test-runner': 41241, deployer: 41243, planner: 41245 } as const;
+
+/** The names of the demo agents. */
+export type DemoAgentName = keyof typeof DEMO_PORTS;
+
+/** True when `name` is a demo agent. */
+export function isDemoAgent(name: string): name is DemoAgentName {
+  return Object.hasOwn(DEMO_PORTS, name);
+}
+
+/** Builds demo agent `name`. */
+export function createDemoAgent(name: DemoAgentName, config: DemoAgentConfig): DemoAgent {
+  switch (name) {
+    case 'test-runner':
+      return {
+        executor: createTestRunnerExecutor({
+          ...(config.testCommand ? { command: config.testCommand } : {}),
+          ...(config.timeLimitMs !== undefined ? { timeLimitMs: config.timeLimitMs } : {}),
+        }),
+        card: testRunnerCard,
+      };
+    case 'deployer':
+      return {
+        executor: createDeployerExecutor({ dataDir: config.dataDir }),
+        card: deployerCard,
+        authenticate: demoTokenAuthenticate,
+      };
+    case 'planner':
+      return {
+        executor: createPlannerExecutor({
+          testRunnerUrl: config.testRunnerUrl ?? `http://127.0.0.1:${DEMO_PORTS['test-runner']}`,
+          deployerUrl: config.deployerUrl ?? `http://127.0.0.1:${DEMO_PORTS.deployer}`,
+          deployerToken: config.deployerToken ?? DEMO_TOKEN,
+        }),
+        card: plannerCard,
+      };
+  }
+}
