@@ -27,7 +27,13 @@ import {
 import { parseAgentCard } from '../card-parse.js';
 import { A2AInvalidResponseError, A2ATransportError } from '../../errors/client-errors.js';
 import { expectShape, fromJsonRpcError, parseJson } from '../http/decode.js';
-import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../http/client-http.js';
+import {
+  isEventStream,
+  notAnEventStream,
+  readText,
+  sendHttp,
+  type HttpTransportOptions,
+} from '../http/client-http.js';
 import { guardTask, hasKnownMember } from '../stream-guard.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { readSseData } from '../http/sse-parse.js';
@@ -141,10 +147,7 @@ export class V03JsonRpcTransport implements Transport {
     if (!isEventStream(response.headers.get('content-type')) || !response.body) {
       const text = await readText(response, this.url, done, options?.signal);
       this.unwrap(text, response.status, id, `${method} response`);
-      throw new A2AInvalidResponseError(
-        'content-type',
-        `the server answered ${method} with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`,
-      );
+      throw notAnEventStream(method, response);
     }
     for await (const data of readSseData(response.body, {
       idleTimeoutMs: this.options.streamIdleTimeoutMs,

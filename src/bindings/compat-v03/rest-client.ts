@@ -23,10 +23,10 @@ import {
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
 import { parseAgentCard } from '../card-parse.js';
-import { A2AInvalidResponseError } from '../../errors/client-errors.js';
 import { expectShape, fromRestError, parseJson } from '../http/decode.js';
 import {
   isEventStream,
+  notAnEventStream,
   readText,
   sendHttp,
   type HttpCall,
@@ -147,10 +147,7 @@ export class V03RestTransport implements Transport {
       throw restError(response.status, await readText(response, call.url, done, options?.signal));
     if (!isEventStream(response.headers.get('content-type')) || !response.body) {
       await readText(response, call.url, done, options?.signal).catch(() => '');
-      throw new A2AInvalidResponseError(
-        'content-type',
-        `the server answered ${what} with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`,
-      );
+      throw notAnEventStream(what, response);
     }
     for await (const data of readSseData(response.body, {
       idleTimeoutMs: this.options.streamIdleTimeoutMs,

@@ -4,7 +4,12 @@
  */
 import { PROTOCOL_VERSION } from '../../model/operations.js';
 import type { CallOptions } from '../transport.js';
-import { A2ATimeoutError, A2ATransportError, networkCode } from '../../errors/client-errors.js';
+import {
+  A2AInvalidResponseError,
+  A2ATimeoutError,
+  A2ATransportError,
+  networkCode,
+} from '../../errors/client-errors.js';
 
 /** Options shared by {@link JsonRpcTransport} and {@link RestTransport}. */
 export interface HttpTransportOptions {
@@ -112,4 +117,12 @@ export async function readText(
 /** True when the response is an SSE stream. */
 export function isEventStream(contentType: string | null): boolean {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
+}
+
+/** The error for a streaming call whose answer (to `what`) is not an SSE stream. */
+export function notAnEventStream(what: string, response: Response): A2AInvalidResponseError {
+  return new A2AInvalidResponseError(
+    'content-type',
+    `the server answered ${what} with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`,
+  );
 }

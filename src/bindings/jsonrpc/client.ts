@@ -27,7 +27,13 @@ import { createError } from '../../errors/index.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { A2AInvalidResponseError, A2ATransportError } from '../../errors/client-errors.js';
 import { expectShape, fromJsonRpcError, parseJson } from '../http/decode.js';
-import { isEventStream, readText, sendHttp, type HttpTransportOptions } from '../http/client-http.js';
+import {
+  isEventStream,
+  notAnEventStream,
+  readText,
+  sendHttp,
+  type HttpTransportOptions,
+} from '../http/client-http.js';
 import { decodeStream } from '../stream-guard.js';
 import { readSseData } from '../http/sse-parse.js';
 
@@ -114,10 +120,7 @@ export class JsonRpcTransport implements Transport {
     if (!isEventStream(response.headers.get('content-type')) || !response.body) {
       const text = await readText(response, this.url, done, options?.signal);
       this.unwrap(text, response.status, id, `${method} response`);
-      throw new A2AInvalidResponseError(
-        'content-type',
-        `the server answered ${method} with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`,
-      );
+      throw notAnEventStream(method, response);
     }
     for await (const data of readSseData(response.body, {
       idleTimeoutMs: this.options.streamIdleTimeoutMs,

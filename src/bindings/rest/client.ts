@@ -25,10 +25,11 @@ import {
 } from '../../model/schema.js';
 import type { CallOptions, Transport } from '../transport.js';
 import type { A2AError } from '../../errors/index.js';
-import { A2AInvalidResponseError, A2ATransportError } from '../../errors/client-errors.js';
+import { A2ATransportError } from '../../errors/client-errors.js';
 import { expectShape, fromRestError, parseJson } from '../http/decode.js';
 import {
   isEventStream,
+  notAnEventStream,
   readText,
   sendHttp,
   type HttpCall,
@@ -119,10 +120,7 @@ export class RestTransport implements Transport {
     }
     if (!isEventStream(response.headers.get('content-type')) || !response.body) {
       await readText(response, attempt.url, done, options?.signal).catch(() => '');
-      throw new A2AInvalidResponseError(
-        'content-type',
-        `the server answered ${what} with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream`,
-      );
+      throw notAnEventStream(what, response);
     }
     for await (const data of readSseData(response.body, {
       idleTimeoutMs: this.options.streamIdleTimeoutMs,
