@@ -130,101 +130,116 @@ interface RunPlan {
 async function runAt(ctx: RequestContext, task: TaskEventSink, plan: RunPlan): Promise<void> {
   const dir = await mkdtemp(join(plan.workDir, 'a2a-test-run-'));
   const worktree = join(dir, 'checkout');
+  let finish: Finish;
   try {
-    await task.working(`checking out ${short(plan.sha)}`);
-    await addWorktree(plan.repo, worktree, plan.sha);
-    if (ctx.signal.aborted) return;
-    await task.working(`running ${plan.command} at ${short(plan.sha)}`);
-    const started = Date.now();
-    const proc = spawnGroup(plan.command, worktree, runEnv());
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      void proc.kill();
-    }, plan.timeLimitMs);
-    const onAbort = (): void => void proc.kill();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const log = new RunLog();
-    const reader = new TestOutputReader();
-    let updates = 0;
-    let finished = 0;
-    // Progress is sent one update at a time, in order; lines keep being read meanwhile.
-    let progress = Promise.resolve();
-    const readLines = (stream: NodeJS.ReadableStream, parse: boolean): Promise<void> =>
-      new Promise((done) => {
-        const lines = createInterface({ input: stream, crlfDelay: Infinity });
-        lines.on('line', (line) => {
-          log.add(line);
-          if (!parse) return;
-          const result = reader.line(line);
-          if (!result) return;
-          finished++;
-          if (updates >= MAX_PROGRESS_UPDATES && finished % 100 !== 0) return;
-          updates++;
-          const counts = reader.counts();
-          const mark = result.outcome === 'passed' ? '✓' : result.outcome === 'failed' ? '✗' : '-';
-          const text = `${mark} ${result.name} (${counts.passed} passed, ${counts.failed} failed)`;
-          progress = progress
-            .then(() =>
-              ctx.signal.aborted
-                ? undefined
-                : task.status('TASK_STATE_WORKING', {
-                    parts: [{ text }, { data: { test: result.name, outcome: result.outcome, ...counts } }],
-                  }),
-            )
-            // After a cancel the task is terminal and updates are refused: nothing to report.
-            .catch((error: unknown) => {
-              if (!ctx.signal.aborted) throw error;
-            });
-        });
-        lines.once('close', () => done());
-      });
-    const [exitCode] = await Promise.all([
-      proc.exited,
-      readLines(proc.child.stdout!, true),
-      readLines(proc.child.stderr!, false),
-    ]);
-    clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
-    await progress;
-    if (ctx.signal.aborted) return; // canceled: the protocol layer records CANCELED
-    const durationMs = Date.now() - started;
-    if (timedOut) {
-      return task.fail(`the test command did not finish within ${plan.timeLimitMs} ms and was killed`);
-    }
-    const counts = reader.counts();
-    const summary: TestSummary = {
-      ...counts,
-      durationMs,
-      commit: plan.sha,
-      repo: plan.repo,
-      command: plan.command,
-      exitCode,
-      failedTests: reader.failedTests(),
-    };
-    // A non-zero exit without any failed test counted is still a failure of the suite.
-    if (exitCode !== 0 && summary.failed === 0) summary.failed = 1;
-    await task.artifact({ artifactId: 'summary', name: 'summary.json', data: summary });
-    await task.artifact({
-      artifactId: 'log',
-      name: 'test.log',
-      parts: [
-        {
-          raw: Buffer.from(log.text()).toString('base64'),
-          filename: 'test.log',
-          mediaType: 'text/plain',
-        },
-      ],
-    });
-    const verdict =
-      summary.failed > 0
-        ? `${summary.failed} failed, ${summary.passed} passed at ${short(plan.sha)}`
-        : `all ${summary.passed} passed at ${short(plan.sha)}`;
-    await task.complete(undefined, verdict);
+    finish = await runIn(worktree, ctx, task, plan);
   } finally {
     await removeWorktree(plan.repo, worktree);
     await rm(dir, { recursive: true, force: true });
   }
+  // The terminal event waits for the cleanup, so whoever sees the task end sees no worktree left.
+  await finish?.();
+}
+
+/** What ends the task once the worktree is gone; undefined after a cancel. */
+type Finish = (() => Promise<void>) | undefined;
+
+async function runIn(
+  worktree: string,
+  ctx: RequestContext,
+  task: TaskEventSink,
+  plan: RunPlan,
+): Promise<Finish> {
+  await task.working(`checking out ${short(plan.sha)}`);
+  await addWorktree(plan.repo, worktree, plan.sha);
+  if (ctx.signal.aborted) return;
+  await task.working(`running ${plan.command} at ${short(plan.sha)}`);
+  const started = Date.now();
+  const proc = spawnGroup(plan.command, worktree, runEnv());
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void proc.kill();
+  }, plan.timeLimitMs);
+  const onAbort = (): void => void proc.kill();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const log = new RunLog();
+  const reader = new TestOutputReader();
+  let updates = 0;
+  let finished = 0;
+  // Progress is sent one update at a time, in order; lines keep being read meanwhile.
+  let progress = Promise.resolve();
+  const readLines = (stream: NodeJS.ReadableStream, parse: boolean): Promise<void> =>
+    new Promise((done) => {
+      const lines = createInterface({ input: stream, crlfDelay: Infinity });
+      lines.on('line', (line) => {
+        log.add(line);
+        if (!parse) return;
+        const result = reader.line(line);
+        if (!result) return;
+        finished++;
+        if (updates >= MAX_PROGRESS_UPDATES && finished % 100 !== 0) return;
+        updates++;
+        const counts = reader.counts();
+        const mark = result.outcome === 'passed' ? '✓' : result.outcome === 'failed' ? '✗' : '-';
+        const text = `${mark} ${result.name} (${counts.passed} passed, ${counts.failed} failed)`;
+        progress = progress
+          .then(() =>
+            ctx.signal.aborted
+              ? undefined
+              : task.status('TASK_STATE_WORKING', {
+                  parts: [{ text }, { data: { test: result.name, outcome: result.outcome, ...counts } }],
+                }),
+          )
+          // After a cancel the task is terminal and updates are refused: nothing to report.
+          .catch((error: unknown) => {
+            if (!ctx.signal.aborted) throw error;
+          });
+      });
+      lines.once('close', () => done());
+    });
+  const [exitCode] = await Promise.all([
+    proc.exited,
+    readLines(proc.child.stdout!, true),
+    readLines(proc.child.stderr!, false),
+  ]);
+  clearTimeout(timer);
+  ctx.signal.removeEventListener('abort', onAbort);
+  await progress;
+  if (ctx.signal.aborted) return; // canceled: the protocol layer records CANCELED
+  const durationMs = Date.now() - started;
+  if (timedOut) {
+    return () => task.fail(`the test command did not finish within ${plan.timeLimitMs} ms and was killed`);
+  }
+  const counts = reader.counts();
+  const summary: TestSummary = {
+    ...counts,
+    durationMs,
+    commit: plan.sha,
+    repo: plan.repo,
+    command: plan.command,
+    exitCode,
+    failedTests: reader.failedTests(),
+  };
+  // A non-zero exit without any failed test counted is still a failure of the suite.
+  if (exitCode !== 0 && summary.failed === 0) summary.failed = 1;
+  await task.artifact({ artifactId: 'summary', name: 'summary.json', data: summary });
+  await task.artifact({
+    artifactId: 'log',
+    name: 'test.log',
+    parts: [
+      {
+        raw: Buffer.from(log.text()).toString('base64'),
+        filename: 'test.log',
+        mediaType: 'text/plain',
+      },
+    ],
+  });
+  const verdict =
+    summary.failed > 0
+      ? `${summary.failed} failed, ${summary.passed} passed at ${short(plan.sha)}`
+      : `all ${summary.passed} passed at ${short(plan.sha)}`;
+  return () => task.complete(undefined, verdict);
 }
 
 /** The test-runner's card. */
