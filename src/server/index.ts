@@ -71,7 +71,7 @@ export { PostgresEventBus } from '../core/event-bus/postgres.js';
 export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
 export type { RecoveryOptions } from '../core/recovery.js';
 export { TaskTooLargeError } from '../core/task-size.js';
-export type { PushConfigPage, PushConfigStore } from '../core/stores/push-config-store.js';
+export type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';
 // Push delivery (issue 12).
 export type { PushOptions } from './push/hosting.js';

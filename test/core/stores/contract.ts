@@ -426,6 +426,19 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal((await push.list(ALICE, 'b', 10)).configs.length, 1);
     });
 
+    test('SRV-COMPAT-8: push configs keep the recorded protocol version, across a restart too', async (t) => {
+      const stores = await open(t, factory);
+      const v03 = { ...pushConfig('a', 'old'), protocolVersion: '0.3' };
+      assert.deepEqual(await stores.pushConfigStore.put(ALICE, v03), v03);
+      assert.deepEqual(await stores.pushConfigStore.get(ALICE, 'a', 'old'), v03);
+      assert.deepEqual((await stores.pushConfigStore.list(ALICE, 'a', 10)).configs, [v03]);
+      if (stores.reopen) {
+        const again = await stores.reopen();
+        t.after(() => again.close());
+        assert.deepEqual(await again.pushConfigStore.get(ALICE, 'a', 'old'), v03);
+      }
+    });
+
     test('page-token secret: created once, the same on every read and after a restart', async (t) => {
       const stores = await open(t, factory);
       const { taskStore } = stores;
