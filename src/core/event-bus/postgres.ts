@@ -122,7 +122,8 @@ export class PostgresEventBus implements EventBus {
   }
 
   async #listen(): Promise<void> {
-    const client = this.#database.newClient();
+    // TCP keepalive: a connection that dies silently (no reset) is noticed, then re-made.
+    const client = this.#database.newClient({ keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('notification', (message) => {
       if (message.channel === this.#channel && message.payload) this.#receive(message.payload);
     });

@@ -300,9 +300,9 @@ export class PostgresDatabase {
     }
   }
 
-  /** A new, unpooled client with the pool's settings (for LISTEN, which holds a connection). */
-  newClient(): pg.Client {
-    return new pg.Client({ ...this.pool.options });
+  /** A new, unpooled client with the pool's settings and `overrides` (for LISTEN, which holds a connection). */
+  newClient(overrides: pg.ClientConfig = {}): pg.Client {
+    return new pg.Client({ ...this.pool.options, ...overrides });
   }
 
   /** One more store uses this pool. */
