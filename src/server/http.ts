@@ -121,6 +121,7 @@ function createDefaultHandler(
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
     ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
+    ...(options.retention !== undefined ? { retention: options.retention } : {}),
     ...pickLimits(options.limits),
   });
 }

@@ -70,6 +70,7 @@ export { PostgresPushConfigStore } from '../core/stores/postgres/push-config-sto
 export { PostgresEventBus } from '../core/event-bus/postgres.js';
 export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
 export type { RecoveryOptions } from '../core/recovery.js';
+export type { RetentionOptions, RetentionRun } from '../core/retention.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';

@@ -9,6 +9,7 @@ import type { AgentExecutor } from '../core/executor.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
 import type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
 import type { RecoveryOptions } from '../core/recovery.js';
+import type { RetentionOptions } from '../core/retention.js';
 import type { StoreSpec } from '../core/stores/open.js';
 import type { PushOptions } from './push/hosting.js';
 import type { Logger } from './observability/index.js';
@@ -69,6 +70,14 @@ export interface A2AServerOptions {
    * @default on, with a 30 s lease
    */
   recovery?: RecoveryOptions | false;
+  /**
+   * The retention job: idempotency records older than the idempotency window (24 h) are
+   * deleted every 10 minutes, and terminal tasks older than `terminalTasksMaxAgeMs` when it is
+   * set. See `DefaultRequestHandlerOptions.retention`.
+   * @default on: idempotency records after 24 hours, terminal tasks kept
+   * @example retention: { terminalTasksMaxAgeMs: 30 * 24 * 3600_000 }
+   */
+  retention?: RetentionOptions | false;
   /**
    * Offer SendStreamingMessage and SubscribeToTask.
    * @default true

@@ -29,6 +29,7 @@ import { checkIdempotencyTtl } from '../idempotency.js';
 import { DEFAULT_INTERRUPTED_TIMEOUT_MS } from '../interrupted-timer.js';
 import { ListCursorCodec } from '../list-cursor.js';
 import { ExecutionLeases } from '../recovery.js';
+import { StoreRetention } from '../retention.js';
 import { isLeaseStore } from '../stores/leases.js';
 import { PAGE_TOKEN_SECRET_NAME } from '../stores/sql/shared.js';
 import { MemoryPushConfigStore } from '../stores/memory/push-config-store.js';
@@ -70,6 +71,7 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #streams: OpenStreams;
   readonly #settlements: Settlements;
   readonly #send: SendOperations;
+  readonly #retention: StoreRetention | undefined;
 
   constructor(options: DefaultRequestHandlerOptions) {
     this.#extendedCard = options.extendedCard;
@@ -107,6 +109,10 @@ export class DefaultRequestHandler implements RequestHandler {
       this.#cursors = new ListCursorCodec(options.pageTokenSecret);
     }
     const idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
+    this.#retention =
+      options.retention === false
+        ? undefined
+        : new StoreRetention(store, options.retention ?? {}, idempotencyTtlMs);
     this.#executions = new Executions(this.#deps);
     this.#streams = new OpenStreams(this.#deps, {
       maxEvents: options.maxStreamQueueEvents ?? DEFAULT_STREAM_QUEUE_EVENTS,
@@ -120,6 +126,7 @@ export class DefaultRequestHandler implements RequestHandler {
       this.#settlements,
       idempotencyTtlMs,
     );
+    this.#retention?.start();
   }
 
   /** The TaskManager (for push delivery and tools that need to observe tasks). */
@@ -219,5 +226,6 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#settlements.releaseAll();
     await this.#executions.drain();
     this.#deps.leases?.close();
+    this.#retention?.close();
   }
 }

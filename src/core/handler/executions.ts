@@ -50,7 +50,7 @@ export class Executions {
     // A cancel handled by another replica reaches this agent through the bus.
     const bus = this.deps.bus;
     const stopOnCancel = bus.spansProcesses
-      ? bus.subscribe({ tenant: ctx.tenant, taskId }, (event) => {
+      ? bus.subscribe({ tenant: ctx.tenant, taskId, owner: scope.owner }, (event) => {
           if (event.state === TaskState.CANCELED) execution.abort(new TaskCanceledReason(taskId));
         })
       : undefined;

@@ -68,7 +68,7 @@ export async function startSend(
     }
     const clientMessage: Message = { ...message, taskId, contextId };
     if (stream) {
-      const unsubscribe = deps.bus.subscribe({ tenant, taskId }, stream.handle);
+      const unsubscribe = deps.bus.subscribe({ tenant, taskId, owner: scope.owner }, stream.handle);
       stream.onEnd(unsubscribe);
     }
     if (existing) {

@@ -11,6 +11,7 @@ import { DefaultRequestHandler } from '../../../src/core/handler/default-handler
 import type { PushConfigStore } from '../../../src/core/stores/push-config-store.js';
 import {
   TaskVersionConflictError,
+  type IdempotencyKey,
   type IdempotencyRecord,
   type StoredTask,
   type TaskQuery,
@@ -82,6 +83,13 @@ async function walk(store: TaskStore, query: TaskQuery, between?: () => Promise<
     if (between) await between();
   }
   throw new Error('too many pages');
+}
+
+/** A clock reading later than every record written so far (waits out the current millisecond). */
+async function laterMillisecond(): Promise<number> {
+  const now = Date.now();
+  for (let i = 0; i < 1_000 && Date.now() <= now; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  return Date.now();
 }
 
 /** Registers the contract tests for the stores `factory` makes. */
@@ -347,6 +355,39 @@ export function storeContract(name: string, factory: StoreFactory): void {
         status: 'task',
         taskId: 'x',
       });
+    });
+
+    test('retention of idempotency records: taken before the cutoff are deleted, in bounded chunks', async (t) => {
+      const { taskStore } = await open(t, factory);
+      assert.ok(taskStore.purgeIdempotencyBefore, 'the store supports idempotency retention');
+      const key = (messageId: string, tenant = T): IdempotencyKey => ({
+        tenant,
+        principal: 'alice',
+        messageId,
+      });
+      const pending = (taskId: string): IdempotencyRecord => ({ status: 'pending', taskId });
+      assert.equal(await taskStore.claimIdempotencyKey(key('old'), pending('t-old')), undefined);
+      await taskStore.setIdempotencyRecord(key('old-other-tenant', 'x'), { status: 'task', taskId: 't-x' });
+      const cutoff = await laterMillisecond();
+      assert.equal(await taskStore.claimIdempotencyKey(key('new'), pending('t-new')), undefined);
+      // Turning a pending record into its result keeps the time its key was taken.
+      await taskStore.setIdempotencyRecord(key('new'), { status: 'task', taskId: 't-new' });
+      assert.equal(await taskStore.purgeIdempotencyBefore(cutoff - 1_000), 0);
+      assert.equal(await taskStore.purgeIdempotencyBefore(cutoff), 2);
+      assert.equal(await taskStore.purgeIdempotencyBefore(cutoff), 0);
+      // The old messageId is free again; the new one is still remembered.
+      assert.equal(await taskStore.claimIdempotencyKey(key('old'), pending('t-old-2')), undefined);
+      assert.deepEqual(await taskStore.claimIdempotencyKey(key('new'), pending('t-other')), {
+        status: 'task',
+        taskId: 't-new',
+      });
+      const claims: Promise<unknown>[] = [];
+      for (let i = 0; i < 1_200; i++)
+        claims.push(taskStore.claimIdempotencyKey(key(`m-${i}`), pending(`t-${i}`)));
+      await Promise.all(claims);
+      const all = await laterMillisecond();
+      assert.equal(await taskStore.purgeIdempotencyBefore(all), 1_202);
+      assert.equal(await taskStore.claimIdempotencyKey(key('m-7'), pending('again')), undefined);
     });
 
     test('retention: purgeTerminalBefore deletes only terminal tasks older than the cutoff', async (t) => {
