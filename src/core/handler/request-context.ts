@@ -16,6 +16,7 @@ export function agentRequestContext(
   request: SendMessageRequest | undefined,
   execution: Execution,
   card: AgentCard,
+  resumed = false,
 ): RequestContext {
   return {
     message,
@@ -34,5 +35,6 @@ export function agentRequestContext(
     text: messageText(message),
     data: messageData(message),
     activateExtension: (uri) => activateExtension(ctx, card, uri),
+    ...(resumed ? { resumed: true } : {}),
   };
 }
