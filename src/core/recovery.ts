@@ -104,9 +104,7 @@ export class ExecutionLeases {
       if (!entry || --entry.count > 0) return;
       this.#held.delete(key);
       // Handed back: expired at once (the heartbeat has stopped, so nothing renews it).
-      const settled = handBack
-        ? this.store.acquireLease(entry.ref, 0)
-        : this.store.releaseLease(entry.ref);
+      const settled = handBack ? this.store.acquireLease(entry.ref, 0) : this.store.releaseLease(entry.ref);
       settled.catch(() => {});
     };
   }
