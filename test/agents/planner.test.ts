@@ -5,32 +5,81 @@ import { readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTestRunnerExecutor, testRunnerCard } from '../../src/agents/test-runner/test-runner.js';
 import { createDeployerExecutor, deployerCard } from '../../src/agents/deployer/deployer.js';
-import { createPlannerExecutor, plannerCard } from '../../src/agents/planner/planner.js';
+import {
+  createPlannerExecutor,
+  plannerCard,
+  PROGRESS_KEY,
+  type ProgressNote,
+} from '../../src/agents/planner/planner.js';
+import { PlannerWebhook } from '../../src/agents/planner/webhook.js';
+import { createDemoAgent } from '../../src/agents/demo.js';
+import type { StoreSpec } from '../../src/core/stores/open.js';
 import { recordedSubtasks } from '../../src/agents/planner/subtasks.js';
-import type { A2AClient } from '../../src/client/client.js';
+import { statusOf, type A2AClient } from '../../src/client/client.js';
 import { textOf } from '../../src/client/artifacts.js';
 import type { Task } from '../../src/model/schema.js';
-import { alive, eventually, hosted, sampleRepo } from '../support/demo.js';
+import { alive, eventually, hosted, sampleRepo, type Hosted } from '../support/demo.js';
 
-async function system(t: TestContext, testCommand?: string) {
+/** Server options of the demo's test-runner: push delivery to loopback webhooks. */
+const pushingRunner = createDemoAgent('test-runner', { dataDir: '' });
+
+/** A planner with its own webhook, hosted like the demo hosts it. */
+function plannerAgent(runnerUrl: string, deployerUrl: string) {
+  const webhook = new PlannerWebhook();
+  const executor = createPlannerExecutor({
+    testRunnerUrl: runnerUrl,
+    deployerUrl,
+    deployerToken: 'demo-staging-token',
+    webhook,
+    follow: { pollMinMs: 20, pollMaxMs: 200 },
+  });
+  return {
+    webhook,
+    executor,
+    agent: { server: { routes: webhook.routes }, listening: (url: string) => webhook.listening(url) },
+  };
+}
+
+async function system(
+  t: TestContext,
+  options: { testCommand?: string; push?: boolean; store?: StoreSpec } = {},
+) {
   const repo = await sampleRepo(t);
   const dataDir = join(repo.root, 'data');
   const runner = await hosted(
     t,
-    createTestRunnerExecutor({ timeLimitMs: 60_000, ...(testCommand ? { command: testCommand } : {}) }),
+    createTestRunnerExecutor({
+      timeLimitMs: 60_000,
+      ...(options.testCommand ? { command: options.testCommand } : {}),
+    }),
     testRunnerCard,
+    options.push === false ? {} : { agent: pushingRunner },
   );
   const deployer = await hosted(t, createDeployerExecutor({ dataDir }), deployerCard);
-  const planner = await hosted(
-    t,
-    createPlannerExecutor({
-      testRunnerUrl: runner.url,
-      deployerUrl: deployer.url,
-      deployerToken: 'demo-staging-token',
-    }),
-    plannerCard,
-  );
-  return { repo, dataDir, runner, deployer, planner };
+  const made = plannerAgent(runner.url, deployer.url);
+  const planner = await hosted(t, made.executor, plannerCard, {
+    agent: made.agent,
+    ...(options.store ? { store: options.store, recovery: RECOVERY } : {}),
+  });
+  return { repo, dataDir, runner, deployer, planner, webhook: made.webhook };
+}
+
+/** Short leases, so a restarted planner takes its task over quickly. */
+const RECOVERY = { leaseMs: 400, heartbeatMs: 50 };
+
+/** The progress notes on the planner's status messages, as a stream shows them. */
+async function shipStreamed(
+  planner: Hosted,
+  data: Record<string, unknown>,
+): Promise<{ task: Task; notes: ProgressNote[] }> {
+  const notes: ProgressNote[] = [];
+  let id = '';
+  for await (const event of planner.client.streamResilient({ data })) {
+    if (event.kind === 'task') id = event.task.id;
+    const note = statusOf(event)?.message?.metadata?.[PROGRESS_KEY] as ProgressNote | undefined;
+    if (note) notes.push(note);
+  }
+  return { task: await planner.client.getTask(id), notes };
 }
 
 const asTask = (reply: Awaited<ReturnType<A2AClient['send']>>): Task => {
@@ -39,9 +88,10 @@ const asTask = (reply: Awaited<ReturnType<A2AClient['send']>>): Task => {
 };
 
 test('ship: tests pass, the deployer question is forwarded, the answer deploys, the report cites every sub-task', async (t) => {
-  const { repo, dataDir, runner, deployer, planner } = await system(t);
+  const { repo, dataDir, runner, deployer, planner, webhook } = await system(t);
   const asked = asTask(await planner.client.send({ data: { repo: repo.path, commit: 'passing' } }));
   assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  assert.ok(webhook.received > 0, 'the test run reached the planner by push notification');
   assert.equal(textOf(asked.status.message), `deploy payments-api@${repo.passing.slice(0, 7)} to staging?`);
   const subtasks = recordedSubtasks(asked);
   assert.ok(subtasks.tests && subtasks.deploy, 'both sub-task ids are recorded on the planner task');
@@ -70,6 +120,40 @@ test('ship: tests pass, the deployer question is forwarded, the answer deploys, 
   assert.equal(await readlink(join(dataDir, 'releases', 'staging', 'current')), repo.passing);
 });
 
+test('ship: the test run is followed by push notifications to the planner webhook', async (t) => {
+  const { repo, runner, planner, webhook } = await system(t);
+  const { task, notes } = await shipStreamed(planner, { repo: repo.path, commit: 'passing' });
+  assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  const tests = recordedSubtasks(task).tests!;
+  const announced = notes.find(
+    (n) => n.step === 'tests' && n.via === 'push' && /by push notification/.test(n.text ?? ''),
+  );
+  assert.ok(announced, 'the planner says it follows the test run by push');
+  assert.ok(announced.text!.includes(webhook.url!));
+  const pushed = notes.filter((n) => n.step === 'tests' && n.via === 'push' && (n.notifications ?? 0) > 0);
+  assert.ok(pushed.length > 0, 'progress of the test run came from notifications');
+  // The planner's webhook is registered on the test run, with its token (not shown here).
+  const { configs } = await runner.client.listTaskPushNotificationConfigs(tests.taskId);
+  assert.deepEqual(
+    configs?.map((c) => [c.id, c.url]),
+    [['planner', webhook.url]],
+  );
+});
+
+test('ship: a test-runner whose card offers no push is followed by polling, and the planner says so', async (t) => {
+  const { repo, planner, webhook } = await system(t, { push: false });
+  const { task, notes } = await shipStreamed(planner, { repo: repo.path, commit: 'passing' });
+  assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  assert.ok(
+    notes.some(
+      (n) =>
+        n.via === 'poll' &&
+        /offers no push notifications: following task \S+ by polling GetTask/.test(n.text ?? ''),
+    ),
+  );
+  assert.equal(webhook.received, 0);
+});
+
 test('ship: a failing commit stops before the deployment', async (t) => {
   const { repo, dataDir, planner } = await system(t);
   const task = asTask(await planner.client.send({ text: `ship ${repo.path} failing` }));
@@ -86,10 +170,9 @@ test('ship: a failing commit stops before the deployment', async (t) => {
 test('canceling the planner task cancels its test run (the test process is gone)', async (t) => {
   const repo0 = await sampleRepo(t);
   const pidFile = join(repo0.root, 'child.pid');
-  const { repo, runner, planner } = await system(
-    t,
-    `node -e "require('fs').writeFileSync('${pidFile}', String(process.pid)); setInterval(() => {}, 1000)"`,
-  );
+  const { repo, runner, planner } = await system(t, {
+    testCommand: `node -e "require('fs').writeFileSync('${pidFile}', String(process.pid)); setInterval(() => {}, 1000)"`,
+  });
   const started = asTask(
     await planner.client.send({ data: { repo: repo.path, commit: 'passing' }, returnImmediately: true }),
   );

@@ -3,16 +3,24 @@
  * test-runner and the deployer by their cards, picks their skills from the cards, runs the tests,
  * and when they pass asks the deployer, forwarding the deployer's question to its own caller as
  * its own INPUT_REQUIRED. Every sub-task id is recorded on its own task (see subtasks.ts)
- * before it waits on it; canceling the planner's task cancels its sub-tasks. It completes with
- * `report.json`, which cites each sub-task and the artifacts the decision rested on.
+ * before it waits on it; canceling the planner's task cancels its sub-tasks. The test run is
+ * followed by push notifications to the planner's own webhook (webhook.ts; polling when the
+ * test-runner offers no push), the deployment by streaming. The executor is resumable: after a
+ * restart the core hands an unfinished ship task back, and it goes on from what it recorded.
+ * It completes with `report.json`, which cites each sub-task and the artifacts the decision
+ * rested on.
  */
 import { A2AClient, type A2AClientOptions } from '../../client/client.js';
 import { textOf } from '../../client/artifacts.js';
+import { pushJwksUrlOf } from '../../client/push-signature.js';
+import { TaskCanceledReason } from '../../core/handler/abort-reasons.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../core/executor.js';
 import { messageData } from '../../core/executor.js';
 import type { AgentCard, AgentSkill, Artifact, Message, Task } from '../../model/schema.js';
 import { KIT_VERSION, type BuiltInCard } from '../card.js';
+import { followByPolling, followByPush, type FollowNote, type FollowTiming } from './follow.js';
 import { recordedSubtasks, subtaskArtifactId, type Step, type SubtaskRef } from './subtasks.js';
+import { PLANNER_PUSH_CONFIG_ID, type PlannerWebhook } from './webhook.js';
 
 /** Key of the progress metadata on the planner's status messages (read by `a2a demo`). */
 export const PROGRESS_KEY = 'a2a-kit/progress';
@@ -25,6 +33,10 @@ export interface ProgressNote {
   state?: string;
   artifact?: string;
   text?: string;
+  /** How the sub-task's update reached the planner. */
+  via?: FollowNote['via'];
+  /** Push notifications received for the sub-task so far. */
+  notifications?: number;
 }
 
 /** Options of {@link createPlannerExecutor}. */
@@ -39,6 +51,14 @@ export interface PlannerOptions {
   client?: A2AClientOptions;
   /** How long a cancel of a sub-task may take, ms. @default 10000 */
   cancelTimeoutMs?: number;
+  /**
+   * The planner's own webhook (its server must serve `webhook.routes` and call
+   * `webhook.listening(url)`): the test run is followed by push when the test-runner's card
+   * offers it. Without one, or without push on that card, the planner polls GetTask.
+   */
+  webhook?: PlannerWebhook;
+  /** Timing of push and polling follows. */
+  follow?: FollowTiming;
 }
 
 /** What the planner is asked to ship. */
@@ -147,6 +167,8 @@ class ShipRun {
       );
     const reply = await client.send({
       data,
+      // One id per planner task and step: a start repeated after a restart returns the same sub-task.
+      messageId: `${this.ctx.taskId}:${step}`,
       returnImmediately: true,
       metadata: { skill: skill.id },
       signal: this.ctx.signal,
@@ -178,6 +200,52 @@ class ShipRun {
     return ref;
   }
 
+  /**
+   * Follows the test run without a stream: by push notifications to the planner's webhook when
+   * the test-runner's card offers them (re-registering the webhook, so a restarted planner is
+   * reached at its new address), else by polling GetTask; says which in its progress.
+   */
+  async followTests(ref: SubtaskRef): Promise<Task> {
+    const client = await this.client('tests');
+    const card = client.card!;
+    const note = (n: FollowNote) =>
+      this.progress({ step: ref.step, agent: ref.agent, taskId: ref.taskId, ...n });
+    const signal = this.ctx.signal;
+    const webhook = this.options.webhook;
+    let why: string;
+    if (!card.capabilities.pushNotifications) why = `the card of ${card.name} offers no push notifications`;
+    else if (!webhook?.url) why = 'the planner has no webhook';
+    else {
+      const watch = webhook.watch(ref.taskId, pushJwksUrlOf(card));
+      if (!watch) why = 'the planner follows too many tasks by push already';
+      else {
+        try {
+          try {
+            await client.createTaskPushNotificationConfig(
+              { taskId: ref.taskId, id: PLANNER_PUSH_CONFIG_ID, url: webhook.url, token: webhook.token },
+              { signal },
+            );
+          } catch (error) {
+            signal.throwIfAborted();
+            throw new PushUnavailable(`registering the webhook failed (${(error as Error).message})`);
+          }
+          await note({
+            text: `following task ${ref.taskId} by push notification (webhook ${webhook.url})`,
+            via: 'push',
+          });
+          return await followByPush(client, ref.taskId, watch, note, signal, this.options.follow);
+        } catch (error) {
+          if (!(error instanceof PushUnavailable)) throw error;
+          why = error.message;
+        } finally {
+          watch.close();
+        }
+      }
+    }
+    await note({ text: `${why}: following task ${ref.taskId} by polling GetTask`, via: 'poll' });
+    return followByPolling(client, ref.taskId, note, signal, this.options.follow);
+  }
+
   /** Follows a sub-task until it ends or waits for input, forwarding its progress; returns it as it is then. */
   async follow(ref: SubtaskRef): Promise<Task> {
     const client = await this.client(ref.step);
@@ -191,6 +259,7 @@ class ShipRun {
           taskId: ref.taskId,
           state: status.state,
           ...(text ? { text } : {}),
+          via: 'stream',
         });
       } else if (event.kind === 'artifactUpdate') {
         const a = event.artifactUpdate.artifact;
@@ -207,7 +276,10 @@ class ShipRun {
   }
 }
 
-/** Builds the planner's executor. */
+/** Push could not be set up for a sub-task: the planner polls instead. */
+class PushUnavailable extends Error {}
+
+/** Builds the planner's executor (resumable: a restart hands its unfinished tasks back). */
 export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {
   const cancelSubtasks = async (refs: SubtaskRef[]): Promise<string[]> => {
     const canceled: string[] = [];
@@ -234,6 +306,7 @@ export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {
   };
 
   return {
+    resumable: true,
     async execute(ctx, task) {
       const first = ctx.task?.history?.find((m) => m.role === 'ROLE_USER') ?? ctx.message;
       const request = parseShipRequest(first);
@@ -243,11 +316,13 @@ export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {
       try {
         await ship(run, ctx, task, request, started);
       } catch (error) {
-        if (ctx.signal.aborted) {
+        if (ctx.signal.reason instanceof TaskCanceledReason) {
           // Our task was canceled (the cancel hook stops what it recorded); stop what it may not have seen.
           await cancelSubtasks(started);
           return;
         }
+        // Stopped by a closing server: the sub-tasks go on, and the next start resumes following them.
+        if (ctx.signal.aborted) return;
         throw error;
       } finally {
         await run.close();
@@ -274,6 +349,17 @@ async function ship(
   const recorded = recordedSubtasks(ctx.task);
   let deployRef = recorded.deploy;
   let testRef = recorded.tests;
+  const firstMessageId = ctx.task?.history?.find((m) => m.role === 'ROLE_USER')?.messageId;
+  // A message after the first one answers the question the planner forwarded.
+  const answering = ctx.task !== undefined && ctx.message.messageId !== firstMessageId;
+  if (ctx.resumed) {
+    const following = [testRef, deployRef].filter((r) => r !== undefined).map((r) => r.taskId);
+    await run.progress({
+      step: 'plan',
+      agent: 'planner',
+      text: `resumed after a restart${following.length ? `: following ${following.join(', ')} again` : ''}`,
+    });
+  }
 
   if (!testRef) {
     await run.progress({
@@ -284,7 +370,7 @@ async function ship(
     testRef = await run.start('tests', { repo: request.repo, commit: request.commit }, started);
   }
   // A later turn re-reads the finished test run: the report cites it either way.
-  const tests = await run.follow(testRef);
+  const tests = await run.followTests(testRef);
   if (tests.status.state !== 'TASK_STATE_COMPLETED') {
     const why = tests.status.message ? textOf(tests.status.message) : stateName(tests.status.state);
     await report(task, request, 'not deployed', [[testRef, tests]]);
@@ -309,7 +395,7 @@ async function ship(
       { service: request.service, repo: request.repo, commit, env: request.env },
       started,
     );
-  } else {
+  } else if (answering) {
     // This turn answers the question we forwarded: pass the answer on to the deployer's task.
     const current = await client.getTask(deployRef.taskId, { signal: ctx.signal });
     if (
@@ -320,6 +406,8 @@ async function ship(
         taskId: deployRef.taskId,
         ...(deployRef.contextId ? { contextId: deployRef.contextId } : {}),
         parts: ctx.message.parts.map((p) => ({ ...p })),
+        // One id per answer: passed on again after a restart, it is not a second answer.
+        messageId: `${ctx.taskId}:answer:${ctx.message.messageId}`,
         returnImmediately: true,
         signal: ctx.signal,
       });

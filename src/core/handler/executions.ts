@@ -3,25 +3,17 @@
  * task's turn until its end is recorded. Counts what runs, so close() can let aborted
  * executions record their end.
  */
-import type { Message, SendMessageRequest, Task } from '../../model/schema.js';
+import type { Message, SendMessageRequest } from '../../model/schema.js';
 import { ANONYMOUS, createCallContext, type ServerCallContext } from '../context.js';
 import { ExecutionSink } from '../event-sink.js';
 import type { RequestContext } from '../executor.js';
 import type { StoredTask, TaskScope } from '../stores/task-store.js';
 import type { HandlerDependencies } from './dependencies.js';
 import type { Execution } from './execution.js';
-import { agentRequestContext } from './request-context.js';
+import { agentRequestContext, lastClientMessage } from './request-context.js';
 import { TaskTurns } from './turns.js';
 import { TaskCanceledReason } from './abort-reasons.js';
-import { Role, TaskState } from '../../model/enums.js';
-import { newId } from '../../model/ids.js';
-
-/** The task's latest message from the client, if its history keeps one. */
-function latestUserMessage(task: Task): Message | undefined {
-  const history = task.history ?? [];
-  for (let i = history.length - 1; i >= 0; i--) if (history[i]!.role === Role.USER) return history[i];
-  return undefined;
-}
+import { TaskState } from '../../model/enums.js';
 
 /** How long close() waits for aborted executions to record their end. */
 const DRAIN_MS = 1000;
@@ -70,13 +62,7 @@ export class Executions {
     const execution = this.turns.take(scope.tenant, task.id);
     if (!execution) return false;
     const contextId = task.contextId ?? '';
-    const message = latestUserMessage(task) ?? {
-      messageId: newId(),
-      role: Role.USER,
-      parts: [{ text: '' }],
-      taskId: task.id,
-      contextId,
-    };
+    const message = lastClientMessage(task);
     const ctx = createCallContext({
       tenant: scope.tenant,
       principal: scope.owner === ANONYMOUS.id ? ANONYMOUS : { id: scope.owner },
