@@ -1,7 +1,7 @@
 /** The planner agent against a real test-runner and deployer, each on its own server. */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, readlink } from 'node:fs/promises';
+import { readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTestRunnerExecutor, testRunnerCard } from '../../src/agents/test-runner/test-runner.js';
 import { createDeployerExecutor, deployerCard } from '../../src/agents/deployer/deployer.js';
@@ -212,4 +212,88 @@ test('ship: a peer whose card offers no deploy skill fails the task with a one-l
   const task = asTask(await planner.client.send({ data: { repo: repo.path, commit: 'passing' } }));
   assert.equal(task.status.state, 'TASK_STATE_FAILED');
   assert.match(textOf(task.status.message), /the card of echo at http:\S+ offers no skill to deploy/);
+});
+
+/** A SQLite file for the planner, in the test's temp dir. */
+const plannerStore = (root: string): StoreSpec => `sqlite:${join(root, 'planner', 'a2a.sqlite')}`;
+
+test('the planner restarted while it waits for the test run resumes following it from its store and completes', async (t) => {
+  const repo0 = await sampleRepo(t);
+  const gate = join(repo0.root, 'gate');
+  const store = plannerStore(repo0.root);
+  // The suite waits for the gate file, so the test run is still going when the planner stops.
+  const { repo, dataDir, runner, deployer, planner, webhook } = await system(t, {
+    testCommand: `sh -c 'i=0; while [ ! -f "${gate}" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; node --test'`,
+    store,
+  });
+  const started = asTask(
+    await planner.client.send({ data: { repo: repo.path, commit: 'passing' }, returnImmediately: true }),
+  );
+  let tests: string | undefined;
+  const registeredAt = async (url: string | undefined) => {
+    tests ??= recordedSubtasks(await planner.client.getTask(started.id)).tests?.taskId;
+    if (!tests) return false;
+    const { configs } = await runner.client.listTaskPushNotificationConfigs(tests);
+    return configs?.some((c) => c.url === url) ?? false;
+  };
+  assert.ok(
+    await eventually(() => registeredAt(webhook.url)),
+    'the first planner follows the test run by push',
+  );
+  await planner.server.close();
+
+  // A new planner process on the same SQLite file, at another port.
+  const next = plannerAgent(runner.url, deployer.url);
+  const planner2 = await hosted(t, next.executor, plannerCard, {
+    agent: next.agent,
+    store,
+    recovery: RECOVERY,
+  });
+  assert.notEqual(planner2.url, planner.url);
+  assert.ok(
+    await eventually(() => registeredAt(next.webhook.url)),
+    'the restarted planner re-registers its webhook on the recorded test run',
+  );
+  await writeFile(gate, '');
+  let asked: Task | undefined;
+  assert.ok(
+    await eventually(async () => {
+      asked = await planner2.client.getTask(started.id);
+      return asked.status.state !== 'TASK_STATE_WORKING';
+    }, 400),
+  );
+  assert.equal(asked!.status.state, 'TASK_STATE_INPUT_REQUIRED', textOf(asked!.status.message));
+  assert.equal(recordedSubtasks(asked).tests?.taskId, tests, 'the same test run, not a second one');
+  assert.ok(next.webhook.received > 0, 'the test run reached the restarted planner by push');
+  assert.ok(
+    asked!.history?.some((m) => textOf(m) === `[planner] resumed after a restart: following ${tests} again`),
+    'the planner says it resumed',
+  );
+
+  const done = asTask(await planner2.client.send({ taskId: started.id, text: 'yes' }));
+  assert.equal(done.status.state, 'TASK_STATE_COMPLETED', textOf(done.status.message));
+  assert.equal(await readlink(join(dataDir, 'releases', 'staging', 'current')), repo.passing);
+});
+
+test('the planner restarted while it waits for the deployer confirmation completes when answered after the restart', async (t) => {
+  const repo0 = await sampleRepo(t);
+  const store = plannerStore(repo0.root);
+  const { repo, dataDir, runner, deployer, planner } = await system(t, { store });
+  const asked = asTask(await planner.client.send({ data: { repo: repo.path, commit: 'passing' } }));
+  assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  await planner.server.close();
+
+  const next = plannerAgent(runner.url, deployer.url);
+  const planner2 = await hosted(t, next.executor, plannerCard, {
+    agent: next.agent,
+    store,
+    recovery: RECOVERY,
+  });
+  const done = asTask(await planner2.client.send({ taskId: asked.id, text: 'yes' }));
+  assert.equal(done.status.state, 'TASK_STATE_COMPLETED', textOf(done.status.message));
+  const { tests, deploy } = recordedSubtasks(done);
+  assert.equal(tests?.taskId, recordedSubtasks(asked).tests?.taskId);
+  assert.equal(deploy?.taskId, recordedSubtasks(asked).deploy?.taskId);
+  assert.equal((await deployer.client.getTask(deploy!.taskId)).status.state, 'TASK_STATE_COMPLETED');
+  assert.equal(await readlink(join(dataDir, 'releases', 'staging', 'current')), repo.passing);
 });
