@@ -63,7 +63,7 @@ function noteOf(event: StreamEvent, notifications: number): FollowNote | undefin
     const name = a.name ?? a.artifactId;
     return { artifact: name, text: `artifact ${name}`, via: 'push', notifications };
   }
-  if (event.kind === 'task') return { state: event.task.status.state, via: 'push', notifications };
+  // A Task snapshot (the first notification) says nothing the start did not.
   return undefined;
 }
 
@@ -82,15 +82,18 @@ export async function followByPush(
 ): Promise<Task> {
   const deadlineMs = timing.deadlineMs ?? 3_600_000;
   const until = Date.now() + deadlineMs;
-  for (;;) {
-    const task = await client.getTask(taskId, { signal, historyLength: 0 });
-    if (settled(task.status.state)) return task;
-    if (Date.now() > until) throw giveUp(taskId, deadlineMs);
-    const events = await watch.next(timing.pushSafetyMs ?? 10_000, signal);
+  const forward = async (events: StreamEvent[]) => {
     for (const event of events) {
       const n = noteOf(event, watch.received);
       if (n) await note(n);
     }
+  };
+  for (;;) {
+    const task = await client.getTask(taskId, { signal, historyLength: 0 });
+    // Settled: what was pushed meanwhile is still shown, without waiting for more.
+    if (settled(task.status.state)) return forward(watch.take()).then(() => task);
+    if (Date.now() > until) throw giveUp(taskId, deadlineMs);
+    await forward(await watch.next(timing.pushSafetyMs ?? 10_000, signal));
   }
 }
 

@@ -10,56 +10,17 @@
  * It completes with `report.json`, which cites each sub-task and the artifacts the decision
  * rested on.
  */
-import { A2AClient, type A2AClientOptions } from '../../client/client.js';
+import { A2AClient } from '../../client/client.js';
 import { textOf } from '../../client/artifacts.js';
-import { pushJwksUrlOf } from '../../client/push-signature.js';
 import { TaskCanceledReason } from '../../core/handler/abort-reasons.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../core/executor.js';
 import { messageData } from '../../core/executor.js';
-import type { AgentCard, AgentSkill, Artifact, Message, Task } from '../../model/schema.js';
+import type { Artifact, Message, Task } from '../../model/schema.js';
 import { KIT_VERSION, type BuiltInCard } from '../card.js';
-import { followByPolling, followByPush, type FollowNote, type FollowTiming } from './follow.js';
-import { recordedSubtasks, subtaskArtifactId, type Step, type SubtaskRef } from './subtasks.js';
-import { PLANNER_PUSH_CONFIG_ID, type PlannerWebhook } from './webhook.js';
+import { PROGRESS_KEY, ShipRun, stateName, type PlannerOptions } from './ship-run.js';
+import { recordedSubtasks, type SubtaskRef } from './subtasks.js';
 
-/** Key of the progress metadata on the planner's status messages (read by `a2a demo`). */
-export const PROGRESS_KEY = 'a2a-kit/progress';
-
-/** What each progress status message carries under {@link PROGRESS_KEY}. */
-export interface ProgressNote {
-  step: Step | 'plan';
-  agent: string;
-  taskId?: string;
-  state?: string;
-  artifact?: string;
-  text?: string;
-  /** How the sub-task's update reached the planner. */
-  via?: FollowNote['via'];
-  /** Push notifications received for the sub-task so far. */
-  notifications?: number;
-}
-
-/** Options of {@link createPlannerExecutor}. */
-export interface PlannerOptions {
-  /** Base URL of the agent that runs tests. */
-  testRunnerUrl: string;
-  /** Base URL of the agent that deploys. */
-  deployerUrl: string;
-  /** Bearer token for the deployer. */
-  deployerToken?: string;
-  /** Extra client options (timeouts, fetch) for both clients. */
-  client?: A2AClientOptions;
-  /** How long a cancel of a sub-task may take, ms. @default 10000 */
-  cancelTimeoutMs?: number;
-  /**
-   * The planner's own webhook (its server must serve `webhook.routes` and call
-   * `webhook.listening(url)`): the test run is followed by push when the test-runner's card
-   * offers it. Without one, or without push on that card, the planner polls GetTask.
-   */
-  webhook?: PlannerWebhook;
-  /** Timing of push and polling follows. */
-  follow?: FollowTiming;
-}
+export { PROGRESS_KEY, pickSkill, type PlannerOptions, type ProgressNote } from './ship-run.js';
 
 /** What the planner is asked to ship. */
 export interface ShipRequest {
@@ -87,21 +48,6 @@ export function parseShipRequest(message: Message): ShipRequest | string {
   return { repo: raw.repo, commit: raw.commit, env, service };
 }
 
-/** The skill on `card` that does `step`: by id first, then by tag. */
-export function pickSkill(card: AgentCard, step: Step): AgentSkill | undefined {
-  const id = step === 'tests' ? 'run-tests' : 'deploy';
-  const tags = step === 'tests' ? ['tests', 'ci'] : ['deploy'];
-  return (
-    card.skills.find((s) => s.id === id) ?? card.skills.find((s) => s.tags.some((t) => tags.includes(t)))
-  );
-}
-
-const stateName = (state: string) =>
-  state
-    .replace(/^TASK_STATE_/, '')
-    .toLowerCase()
-    .replace(/_/g, '-');
-
 /** An artifact as the report cites it: id, name and (for data) the content. */
 function cite(artifact: Artifact): Record<string, unknown> {
   const data = artifact.parts.find((p) => p.data !== undefined)?.data;
@@ -114,170 +60,6 @@ function cite(artifact: Artifact): Record<string, unknown> {
 
 const dataOf = (task: Task, name: string): unknown =>
   task.artifacts?.find((a) => a.name === name)?.parts.find((p) => p.data !== undefined)?.data;
-
-/** One run of the planner against its two peers. */
-class ShipRun {
-  private readonly clients = new Map<Step, A2AClient>();
-  constructor(
-    private readonly options: PlannerOptions,
-    private readonly ctx: RequestContext,
-    private readonly task: TaskEventSink,
-  ) {}
-
-  private url(step: Step): string {
-    return step === 'tests' ? this.options.testRunnerUrl : this.options.deployerUrl;
-  }
-
-  /** The client for `step`'s agent (discovered by its card once per run). */
-  async client(step: Step): Promise<A2AClient> {
-    let client = this.clients.get(step);
-    if (client) return client;
-    const auth =
-      step === 'deploy' && this.options.deployerToken ? { auth: { bearer: this.options.deployerToken } } : {};
-    try {
-      client = await A2AClient.connect(this.url(step), { ...this.options.client, ...auth });
-    } catch (error) {
-      throw new Error(
-        `cannot reach the ${step === 'tests' ? 'test-runner' : 'deployer'} at ${this.url(step)}: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    this.clients.set(step, client);
-    return client;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.close()));
-  }
-
-  /** A progress status message: text for people, {@link PROGRESS_KEY} metadata for programs. */
-  progress(note: ProgressNote): Promise<void> {
-    const text = `[${note.agent}] ${note.text ?? (note.state ? stateName(note.state) : '')}`.trimEnd();
-    return this.task.working({ parts: [{ text }], metadata: { [PROGRESS_KEY]: { ...note } } });
-  }
-
-  /** Starts `step` on its agent, records the sub-task on our own task, and returns it. */
-  async start(step: Step, data: Record<string, unknown>, started: SubtaskRef[]): Promise<SubtaskRef> {
-    const client = await this.client(step);
-    const card = client.card!;
-    const skill = pickSkill(card, step);
-    if (!skill)
-      throw new Error(
-        `the card of ${card.name} at ${this.url(step)} offers no skill to ${step === 'tests' ? 'run tests' : 'deploy'}`,
-      );
-    const reply = await client.send({
-      data,
-      // One id per planner task and step: a start repeated after a restart returns the same sub-task.
-      messageId: `${this.ctx.taskId}:${step}`,
-      returnImmediately: true,
-      metadata: { skill: skill.id },
-      signal: this.ctx.signal,
-    });
-    if (reply.kind !== 'task')
-      throw new Error(`${card.name} answered with a message instead of a task: ${textOf(reply.message)}`);
-    const ref: SubtaskRef = {
-      step,
-      agent: card.name,
-      url: this.url(step),
-      skill: skill.id,
-      taskId: reply.task.id,
-      ...(reply.task.contextId ? { contextId: reply.task.contextId } : {}),
-    };
-    started.push(ref);
-    // Persisted before we wait on it: a later turn, the cancel hook or a restart can find it.
-    await this.task.artifact({
-      artifactId: subtaskArtifactId(step),
-      name: `${subtaskArtifactId(step)}.json`,
-      data: { ...ref },
-    });
-    await this.progress({
-      step,
-      agent: ref.agent,
-      taskId: ref.taskId,
-      state: reply.task.status.state,
-      text: `task ${ref.taskId} (${skill.id})`,
-    });
-    return ref;
-  }
-
-  /**
-   * Follows the test run without a stream: by push notifications to the planner's webhook when
-   * the test-runner's card offers them (re-registering the webhook, so a restarted planner is
-   * reached at its new address), else by polling GetTask; says which in its progress.
-   */
-  async followTests(ref: SubtaskRef): Promise<Task> {
-    const client = await this.client('tests');
-    const card = client.card!;
-    const note = (n: FollowNote) =>
-      this.progress({ step: ref.step, agent: ref.agent, taskId: ref.taskId, ...n });
-    const signal = this.ctx.signal;
-    const webhook = this.options.webhook;
-    let why: string;
-    if (!card.capabilities.pushNotifications) why = `the card of ${card.name} offers no push notifications`;
-    else if (!webhook?.url) why = 'the planner has no webhook';
-    else {
-      const watch = webhook.watch(ref.taskId, pushJwksUrlOf(card));
-      if (!watch) why = 'the planner follows too many tasks by push already';
-      else {
-        try {
-          try {
-            await client.createTaskPushNotificationConfig(
-              { taskId: ref.taskId, id: PLANNER_PUSH_CONFIG_ID, url: webhook.url, token: webhook.token },
-              { signal },
-            );
-          } catch (error) {
-            signal.throwIfAborted();
-            throw new PushUnavailable(`registering the webhook failed (${(error as Error).message})`);
-          }
-          await note({
-            text: `following task ${ref.taskId} by push notification (webhook ${webhook.url})`,
-            via: 'push',
-          });
-          return await followByPush(client, ref.taskId, watch, note, signal, this.options.follow);
-        } catch (error) {
-          if (!(error instanceof PushUnavailable)) throw error;
-          why = error.message;
-        } finally {
-          watch.close();
-        }
-      }
-    }
-    await note({ text: `${why}: following task ${ref.taskId} by polling GetTask`, via: 'poll' });
-    return followByPolling(client, ref.taskId, note, signal, this.options.follow);
-  }
-
-  /** Follows a sub-task until it ends or waits for input, forwarding its progress; returns it as it is then. */
-  async follow(ref: SubtaskRef): Promise<Task> {
-    const client = await this.client(ref.step);
-    for await (const event of client.followTask(ref.taskId, { signal: this.ctx.signal })) {
-      if (event.kind === 'statusUpdate') {
-        const status = event.statusUpdate.status;
-        const text = status.message ? textOf(status.message) : undefined;
-        await this.progress({
-          step: ref.step,
-          agent: ref.agent,
-          taskId: ref.taskId,
-          state: status.state,
-          ...(text ? { text } : {}),
-          via: 'stream',
-        });
-      } else if (event.kind === 'artifactUpdate') {
-        const a = event.artifactUpdate.artifact;
-        await this.progress({
-          step: ref.step,
-          agent: ref.agent,
-          taskId: ref.taskId,
-          artifact: a.name ?? a.artifactId,
-          text: `artifact ${a.name ?? a.artifactId}`,
-        });
-      }
-    }
-    return client.getTask(ref.taskId, { signal: this.ctx.signal });
-  }
-}
-
-/** Push could not be set up for a sub-task: the planner polls instead. */
-class PushUnavailable extends Error {}
 
 /** Builds the planner's executor (resumable: a restart hands its unfinished tasks back). */
 export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {

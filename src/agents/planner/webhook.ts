@@ -19,6 +19,8 @@ export const PLANNER_PUSH_CONFIG_ID = 'planner';
 const MAX_WATCHES = 1000;
 /** Notifications one follower holds unread; older ones are dropped (they only wake it). */
 const MAX_PENDING = 256;
+/** Sub-tasks whose notifications are held while their start is still being answered. */
+const MAX_EARLY_TASKS = 64;
 
 /** One followed sub-task: the notifications it received since it last looked. */
 export class PushWatch {
@@ -62,6 +64,11 @@ export class PushWatch {
     return this.#pending.splice(0);
   }
 
+  /** The notifications received since the last look, without waiting. */
+  take(): StreamEvent[] {
+    return this.#pending.splice(0);
+  }
+
   close(): void {
     this.#wake?.();
     this.onClose();
@@ -78,6 +85,10 @@ export class PlannerWebhook {
   #jwks: string | undefined;
   #handler: ((req: PushHttpRequest) => Promise<PushHttpReply>) | undefined;
   readonly #watches = new Map<string, PushWatch>();
+  /** Starts in flight whose sub-task id is not known yet (see {@link expect}). */
+  #expecting = 0;
+  /** Notifications of sub-tasks not watched yet, held while a start is in flight. */
+  readonly #early = new Map<string, StreamEvent[]>();
 
   /** The route to give createA2AServer (`routes`). */
   readonly routes: Readonly<Record<string, (req: PushHttpRequest) => Promise<PushHttpReply>>> = {
@@ -102,15 +113,51 @@ export class PlannerWebhook {
    */
   watch(taskId: string, jwksUrl: string | undefined): PushWatch | undefined {
     if (this.#watches.size >= MAX_WATCHES && !this.#watches.has(taskId)) return undefined;
-    if (jwksUrl !== this.#jwks) {
-      this.#jwks = jwksUrl;
-      this.#handler = undefined;
-    }
+    this.#useJwks(jwksUrl);
     const watch: PushWatch = new PushWatch(taskId, () => {
       if (this.#watches.get(taskId) === watch) this.#watches.delete(taskId);
     });
     this.#watches.set(taskId, watch);
+    for (const event of this.#early.get(taskId) ?? []) watch.notify(event);
+    this.#early.delete(taskId);
     return watch;
+  }
+
+  /**
+   * A start whose SendMessage carries this webhook's config is in flight: its first
+   * notifications may arrive before its answer names the sub-task, so until `done()` they are
+   * accepted and held (bounded) for the watch made from that answer.
+   */
+  expect(jwksUrl: string | undefined): { done(): void } {
+    this.#useJwks(jwksUrl);
+    this.#expecting++;
+    let done = false;
+    return {
+      done: () => {
+        if (done) return;
+        done = true;
+        if (--this.#expecting === 0) this.#early.clear();
+      },
+    };
+  }
+
+  #useJwks(jwksUrl: string | undefined): void {
+    if (jwksUrl === this.#jwks) return;
+    this.#jwks = jwksUrl;
+    this.#handler = undefined;
+  }
+
+  #deliver(event: StreamEvent, taskId: string): void {
+    this.received++;
+    const watch = this.#watches.get(taskId);
+    if (watch) return watch.notify(event);
+    if (this.#expecting === 0) return;
+    let held = this.#early.get(taskId);
+    if (!held) {
+      if (this.#early.size >= MAX_EARLY_TASKS) return;
+      this.#early.set(taskId, (held = []));
+    }
+    if (held.length < MAX_PENDING) held.push(event);
   }
 
   #handle(req: PushHttpRequest): Promise<PushHttpReply> {
@@ -119,11 +166,8 @@ export class PlannerWebhook {
     this.#handler ??= createPushHandler({
       token: this.token,
       ...(this.#jwks ? { signature: { jwks: this.#jwks, audience: url } } : {}),
-      expectTask: (taskId) => this.#watches.has(taskId),
-      onEvent: (event, taskId) => {
-        this.received++;
-        this.#watches.get(taskId)?.notify(event);
-      },
+      expectTask: (taskId) => this.#watches.has(taskId) || this.#expecting > 0,
+      onEvent: (event, taskId) => this.#deliver(event, taskId),
     });
     return this.#handler(req);
   }
