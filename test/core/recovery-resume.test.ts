@@ -15,8 +15,10 @@ import type { AgentExecutor, RequestContext } from '../../src/core/executor.js';
 import { TaskState } from '../../src/model/enums.js';
 import type { Task } from '../../src/model/schema.js';
 import { createA2AServer, type A2AServer } from '../../src/server/http.js';
+import type { StoreSpec } from '../../src/core/stores/open.js';
 import { exitCode, isRunning, waitForLine } from '../support/cli.js';
 import { callAs, TEST_CARD } from '../support/handler.js';
+import { dropSchema, freshSchema, postgresUrl } from '../support/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LEASE_MS = 400;
@@ -51,7 +53,7 @@ async function startServer(t: TestContext, store: string, agent: AgentExecutor):
   const server = createA2AServer({
     agent,
     card: TEST_CARD,
-    store: store as `sqlite:${string}`,
+    store: store as StoreSpec,
     recovery: { leaseMs: LEASE_MS, heartbeatMs: 50 },
   });
   t.after(() => server.close());
@@ -69,8 +71,8 @@ async function settled(server: A2AServer, taskId: string): Promise<Task> {
   return task;
 }
 
-test('a resumable task whose process was killed is handed back to the agent by the next start', async (t) => {
-  const store = sqliteFile(t);
+/** Kills a server process mid-task, then checks the next start on `store` resumes the task. */
+async function killAndResume(t: TestContext, store: string): Promise<void> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'test/support/lease-child.ts', store, String(LEASE_MS), 'resumable'],
@@ -100,6 +102,18 @@ test('a resumable task whose process was killed is handed back to the agent by t
   assert.equal(seen[0]!.taskId, taskId);
   assert.equal(seen[0]!.text, 'work', "the context carries the task's latest user message");
   assert.equal(seen[0]!.principal.id, 'anonymous');
+}
+
+test('SQLite: a resumable task whose process was killed is handed back to the agent by the next start', async (t) => {
+  await killAndResume(t, sqliteFile(t));
+});
+
+test('PostgreSQL: a resumable task whose replica was killed is handed back by another replica', async (t) => {
+  const schema = freshSchema('resume');
+  t.after(() => dropSchema(schema));
+  const url = new URL(postgresUrl());
+  url.searchParams.set('schema', schema);
+  await killAndResume(t, url.toString());
 });
 
 test('a server that closes while a resumable agent runs leaves the task for the next start', async (t) => {
