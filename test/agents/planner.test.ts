@@ -16,6 +16,7 @@ import { createDemoAgent } from '../../src/agents/demo.js';
 import type { StoreSpec } from '../../src/core/stores/open.js';
 import { recordedSubtasks } from '../../src/agents/planner/subtasks.js';
 import { statusOf, type A2AClient } from '../../src/client/client.js';
+import { pushJwksUrlOf } from '../../src/client/push-signature.js';
 import { textOf } from '../../src/client/artifacts.js';
 import type { Task } from '../../src/model/schema.js';
 import { alive, eventually, hosted, sampleRepo, type Hosted } from '../support/demo.js';
@@ -138,6 +139,33 @@ test('ship: the test run is followed by push notifications to the planner webhoo
     configs?.map((c) => [c.id, c.url]),
     [['planner', webhook.url]],
   );
+});
+
+test('the planner webhook refuses notifications without its token or without the test-runner signature', async (t) => {
+  const { repo, runner, planner, webhook } = await system(t);
+  const { task } = await shipStreamed(planner, { repo: repo.path, commit: 'passing' });
+  const tests = recordedSubtasks(task).tests!;
+  // Follow the finished run again, so the webhook expects it while we post forged notifications.
+  const watch = webhook.watch(tests.taskId, undefined);
+  t.after(() => watch?.close());
+  const body = JSON.stringify({
+    statusUpdate: { taskId: tests.taskId, contextId: '', status: { state: 'TASK_STATE_FAILED' } },
+  });
+  const post = (headers: Record<string, string>) =>
+    fetch(webhook.url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/a2a+json', ...headers },
+      body,
+    });
+  assert.equal((await post({ 'x-a2a-notification-token': 'wrong' })).status, 401);
+  const seen = webhook.received;
+  // The right token is not enough while the test-runner's JWKS is known: it must be signed.
+  const signedWatch = webhook.watch(tests.taskId, pushJwksUrlOf(runner.client.card!));
+  t.after(() => signedWatch?.close());
+  const unsigned = await post({ 'x-a2a-notification-token': webhook.token });
+  assert.equal(unsigned.status, 401);
+  assert.match(await unsigned.text(), /not signed/);
+  assert.equal(webhook.received, seen);
 });
 
 test('ship: a test-runner whose card offers no push is followed by polling, and the planner says so', async (t) => {
