@@ -43,7 +43,7 @@ function plannerAgent(runnerUrl: string, deployerUrl: string) {
 
 async function system(
   t: TestContext,
-  options: { testCommand?: string; push?: boolean; store?: StoreSpec } = {},
+  options: { testCommand?: string; push?: boolean | 'https-only'; store?: StoreSpec } = {},
 ) {
   const repo = await sampleRepo(t);
   const dataDir = join(repo.root, 'data');
@@ -54,7 +54,11 @@ async function system(
       ...(options.testCommand ? { command: options.testCommand } : {}),
     }),
     testRunnerCard,
-    options.push === false ? {} : { agent: pushingRunner },
+    options.push === false
+      ? {}
+      : options.push === 'https-only'
+        ? { agent: { server: { pushNotifications: true } } }
+        : { agent: pushingRunner },
   );
   const deployer = await hosted(t, createDeployerExecutor({ dataDir }), deployerCard);
   const made = plannerAgent(runner.url, deployer.url);
@@ -180,6 +184,27 @@ test('ship: a test-runner whose card offers no push is followed by polling, and 
     ),
   );
   assert.equal(webhook.received, 0);
+});
+
+test('ship: a test-runner that refuses the webhook address is followed by polling, and the planner says why', async (t) => {
+  const { repo, runner, planner, webhook } = await system(t, { push: 'https-only' });
+  const { task, notes } = await shipStreamed(planner, { repo: repo.path, commit: 'passing' });
+  assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  const tests = recordedSubtasks(task).tests!;
+  assert.ok(
+    notes.some(
+      (n) =>
+        n.via === 'poll' &&
+        /test-runner refused the webhook \(.+\): following task \S+ by polling GetTask/.test(n.text ?? ''),
+    ),
+  );
+  assert.equal(webhook.received, 0);
+  // One test run: the start was sent again without the webhook, under the same messageId.
+  const runs = await runner.client.listTasks({});
+  assert.deepEqual(
+    runs.tasks.map((r) => r.id),
+    [tests.taskId],
+  );
 });
 
 test('ship: a failing commit stops before the deployment', async (t) => {
