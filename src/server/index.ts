@@ -15,6 +15,10 @@ export type {
   PrincipalLimitOptions,
   ServerSecurityOptions,
   ServerTlsOptions,
+  // Extra paths beside the A2A ones (the `routes` option).
+  ServerRoute,
+  HttpRequest,
+  HttpReply,
 } from './http.js';
 export {
   buildAgentCard,

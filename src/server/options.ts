@@ -21,6 +21,7 @@ import type { TlsConfig } from './auth/tls.js';
 import type { HttpTimeoutOptions } from './limits/http-timeouts.js';
 import type { PrincipalLimitOptions } from './limits/interceptors.js';
 import type { ServerSecurityOptions } from './security.js';
+import type { ServerRoute } from './routing.js';
 
 export type { ServerSecurityOptions, AnonymousAccess } from './security.js';
 export type { PrincipalLimitOptions } from './limits/interceptors.js';
@@ -97,6 +98,15 @@ export interface A2AServerOptions {
    * @example push: { allowHosts: ['127.0.0.1'], allowHttp: true }
    */
   push?: PushOptions;
+  /**
+   * More HTTP paths this server answers, beside the A2A ones (exact paths, one trailing slash
+   * tolerated): a push-notification webhook of an agent that is also a client, a health check.
+   * Each route checks its own callers (no `authenticate` or interceptors run). A path the server
+   * already serves (the bindings, the card, the push JWKS) is refused at creation.
+   * @default {}
+   * @example routes: { '/hooks/push': (req) => ({ status: 200, headers: {}, body: '{}' }) }
+   */
+  routes?: Readonly<Record<string, ServerRoute>>;
   /**
    * Also serve gRPC on this port (0 = any free port); listed on the card as `host:port`.
    * @default undefined (no gRPC)

@@ -102,7 +102,6 @@ export class DefaultRequestHandler implements RequestHandler {
           : undefined,
       closed: false,
     };
-    this.#deps.leases?.start();
     // Without an operator's secret, a store that keeps one gives every replica (and the next
     // start) the same key; otherwise this handler makes a random one.
     if (options.pageTokenSecret !== undefined || !store.getOrCreateSecret) {
@@ -114,6 +113,11 @@ export class DefaultRequestHandler implements RequestHandler {
         ? undefined
         : new StoreRetention(store, options.retention ?? {}, idempotencyTtlMs);
     this.#executions = new Executions(this.#deps);
+    // A resumable executor gets its cut-off tasks back instead of their failure.
+    if (options.executor.resumable) {
+      this.#deps.leases?.resumeWith((scope, record) => this.#executions.resume(scope, record));
+    }
+    this.#deps.leases?.start();
     this.#streams = new OpenStreams(this.#deps, {
       maxEvents: options.maxStreamQueueEvents ?? DEFAULT_STREAM_QUEUE_EVENTS,
       maxBytes: options.maxStreamQueueBytes ?? DEFAULT_STREAM_QUEUE_BYTES,
@@ -220,12 +224,13 @@ export class DefaultRequestHandler implements RequestHandler {
   async close(): Promise<void> {
     if (this.#deps.closed) return;
     this.#deps.closed = true;
+    // The heartbeat stops first: leases handed back while executions drain stay expired.
+    this.#deps.leases?.close();
     this.#deps.manager.close();
     this.#executions.stopAll();
     this.#streams.endAll();
     this.#settlements.releaseAll();
     await this.#executions.drain();
-    this.#deps.leases?.close();
     this.#retention?.close();
   }
 }
