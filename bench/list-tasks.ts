@@ -3,7 +3,7 @@
  * (100000) tasks of one caller, then times the handler's ListTasks (first page, a page deep
  * in the walk via its token, and with a status filter), median and p99 of BENCH_LIST_REPEAT
  * (200) calls each. Stores: BENCH_LIST_STORES (`memory,sqlite,postgres`); PostgreSQL needs
- * A2A_TEST_POSTGRES_URL (scripts/test.sh's server, or your own).
+ * A2A_BENCH_POSTGRES_URL (or scripts/bench.sh's throwaway server).
  *
  * `node --import tsx bench/list-tasks.ts`
  */
@@ -17,6 +17,7 @@ import { DefaultRequestHandler } from '../src/core/handler/default-handler.js';
 import { openStores, type OpenedStores } from '../src/core/stores/open.js';
 import type { PostgresTaskStore } from '../src/core/stores/postgres/task-store.js';
 import type { StoredTask } from '../src/core/stores/task-store.js';
+import { benchPostgresUrl, withFreshSchema } from './postgres-url.js';
 
 const TASKS = Number(process.env.BENCH_LIST_TASKS ?? 100_000);
 const REPEAT = Number(process.env.BENCH_LIST_REPEAT ?? 200);
@@ -94,12 +95,10 @@ export async function measureList(kind: string): Promise<ListFigures> {
     spec = `sqlite:${join(dir, 'bench.sqlite')}`;
     cleanup = () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
   } else if (kind === 'postgres') {
-    const base = process.env.A2A_TEST_POSTGRES_URL;
-    if (!base) throw new Error('A2A_TEST_POSTGRES_URL is not set');
-    const schema = `bench_${process.pid}_${Date.now()}`;
-    const url = new URL(base);
-    url.searchParams.set('schema', schema);
-    spec = url.toString();
+    const base = benchPostgresUrl();
+    const fresh = withFreshSchema(base);
+    const schema = fresh.schema;
+    spec = fresh.url;
     cleanup = async () => {
       const dropper = openStores(base);
       await dropper.ready;

@@ -13,8 +13,11 @@
  * Environment knobs: BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (5), BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (32; calls in flight for gRPC), BENCH_GRPC_CONNECTIONS (4 HTTP/2
  * connections), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
- * ids; the store ones are store-sqlite, store-postgres, list-sqlite, list-postgres),
- * BENCH_LIST_TASKS (100000), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
+ * ids; the store ones are store-sqlite, store-postgres, list-sqlite, list-postgres,
+ * memory-sqlite (RSS after BENCH_MEMORY_TASKS on SQLite) and replicas-postgres (event latency
+ * from replica A's agent to a subscriber on replica B, see bench/replica-latency.ts)),
+ * BENCH_LIST_TASKS (100000), A2A_BENCH_POSTGRES_URL (the PostgreSQL scenarios' server;
+ * `npm run bench` starts a throwaway cluster when it is not set), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
  * with `node --import tsx bench/profile-summary.ts`).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -25,6 +28,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { grpcLoad } from './grpc-load.js';
 import { measureList } from './list-tasks.js';
+import { benchPostgresUrl, withFreshSchema } from './postgres-url.js';
+import { measureReplicaLatency } from './replica-latency.js';
 import type { ChildMessage, ParentMessage } from './servers/child.js';
 import { sseLoad } from './sse-load.js';
 
@@ -412,8 +417,11 @@ interface MemoryFigure {
   error?: string;
 }
 
-async function memoryScenario(name: ServerName): Promise<MemoryFigure> {
-  const server = await startServer(name);
+async function memoryScenario(
+  name: ServerName,
+  extraEnv: Record<string, string> = {},
+): Promise<MemoryFigure> {
+  const server = await startServer(name, extraEnv);
   try {
     // Warm the code paths with direct replies (nothing stored), then take the baseline.
     await autocannon({
@@ -470,13 +478,8 @@ function benchStore(kind: 'sqlite' | 'postgres'): { spec: string; cleanup: () =>
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const base = env.A2A_TEST_POSTGRES_URL;
-  if (!base)
-    throw new Error(`no PostgreSQL: ${env.A2A_TEST_POSTGRES_ERROR ?? 'A2A_TEST_POSTGRES_URL is not set'}`);
-  const url = new URL(base);
-  url.searchParams.set('schema', `bench_${process.pid}_${Date.now()}`);
   // The schema is left in the throwaway cluster scripts/bench.sh starts (dropped with it).
-  return { spec: url.toString(), cleanup: () => {} };
+  return { spec: withFreshSchema(benchPostgresUrl()).url, cleanup: () => {} };
 }
 
 async function storeScenario(kind: 'sqlite' | 'postgres'): Promise<StoreFigure> {
@@ -590,6 +593,31 @@ async function main(): Promise<void> {
     if (kit && !kit.gc) notes.push('heap figures without forced GC (--expose-gc unavailable)');
   }
 
+  if (!ONLY || ONLY.has('memory-sqlite')) {
+    process.stdout.write(`memory after ${MEMORY_TASKS} completed tasks, SQLite store\n`);
+    const store = benchStore('sqlite');
+    try {
+      const figure = await memoryScenario('a2a-kit', { BENCH_KIT_STORE: store.spec });
+      if (figure.error) notes.push(`memory-sqlite: ${figure.error}`);
+      rows.push([
+        `RSS after ${fmt(MEMORY_TASKS)} tasks, SQLite store (MiB)`,
+        fmt(figure.rssMb, 1),
+        '',
+        '',
+        '',
+        'report',
+        '',
+      ]);
+      notes.push(
+        `memory-sqlite: heap ${fmt(figure.heapMb, 1)} MiB after GC, ${fmt(figure.bytesPerTask)} heap bytes per stored task`,
+      );
+    } catch (err) {
+      notes.push(`memory-sqlite: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      store.cleanup();
+    }
+  }
+
   const wanted = scenarios.filter((s) => !ONLY || ONLY.has(s.id));
   for (const scenario of wanted) {
     process.stdout.write(`${scenario.label}\n`);
@@ -683,6 +711,25 @@ async function main(): Promise<void> {
       );
     } catch (err) {
       notes.push(`list-${kind}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  if (!ONLY || ONLY.has('replicas-postgres')) {
+    process.stdout.write('event latency, agent on replica A to a subscriber on replica B (PostgreSQL)\n');
+    try {
+      const figure = await measureReplicaLatency();
+      rows.push([
+        'event latency replica A -> B, PostgreSQL (ms p50 / p99)',
+        `${fmt(figure.p50, 2)} / ${fmt(figure.p99, 2)}`,
+        '',
+        '',
+        '',
+        'report',
+        '',
+      ]);
+      notes.push(`replicas-postgres: ${figure.events} events, max ${fmt(figure.max, 2)} ms`);
+    } catch (err) {
+      notes.push(`replicas-postgres: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

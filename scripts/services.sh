@@ -47,7 +47,12 @@ a2a_pg_start() {
       return
     fi
     echo "services.sh: installing Debian's postgresql" >&2
-    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } >&2; then
+    # The package's own cluster ("main", port 5432, started by its postinst) is not wanted:
+    # the tests run a throwaway one. postgresql-common reads this before making it.
+    { mkdir -p /etc/postgresql-common/createcluster.d &&
+      echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/a2a-kit.conf; } 2>/dev/null || true
+    if ! { apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql; } >&2; then
       a2a_pg_fail "apt-get install postgresql failed"
       return
     fi
@@ -61,13 +66,19 @@ a2a_pg_start() {
   if [ "$(id -u)" = 0 ]; then
     a2a_pg_user=postgres
     if ! id postgres >/dev/null 2>&1; then
-      useradd --system --no-create-home --shell /usr/sbin/nologin postgres || {
+      # A postgres group left behind (without its user) makes a plain useradd fail: join it.
+      local group=(--user-group)
+      getent group postgres >/dev/null 2>&1 && group=(--gid postgres)
+      useradd --system --no-create-home --shell /usr/sbin/nologin "${group[@]}" postgres || {
         a2a_pg_fail "could not create the unprivileged user postgres to run the cluster"
         return
       }
     fi
   fi
-  a2a_pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/a2a-pg.XXXXXX")
+  local parent="${TMPDIR:-/tmp}"
+  # The cluster's user must reach the directory: a private TMPDIR of root's will not do.
+  if [ "$(id -u)" = 0 ] && ! runuser -u "$a2a_pg_user" -- test -x "$parent" 2>/dev/null; then parent=/tmp; fi
+  a2a_pg_dir=$(mktemp -d "$parent/a2a-pg.XXXXXX")
   chmod 700 "$a2a_pg_dir"
   [ "$(id -u)" = 0 ] && chown "$a2a_pg_user" "$a2a_pg_dir"
   if ! a2a_pg_as "$a2a_pg_bin/initdb" -D "$a2a_pg_dir/data" -U postgres -A trust -E UTF8 --no-sync \

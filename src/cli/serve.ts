@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { builtInAgents } from '../agents/index.js';
-import { createDemoAgent, isDemoAgent, type DemoAgentConfig } from '../agents/demo.js';
+import { createDemoAgent, isDemoAgent, type DemoAgent, type DemoAgentConfig } from '../agents/demo.js';
 import type { AgentExecutor } from '../core/executor.js';
 import type { AgentCardConfig } from '../server/card/build.js';
 import type { Authenticate } from '../bindings/auth-request.js';
@@ -85,19 +85,16 @@ function parsePort(value: string): number {
 /** Starts a built-in agent and resolves once it listens. */
 export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
   if (options.exec) return hostAgent(execExecutor(options.exec), execCard(options.exec), options);
-  const agent = isDemoAgent(options.agent)
-    ? createDemoAgent(options.agent, demoConfig(options))
-    : builtInAgents[options.agent];
+  if (isDemoAgent(options.agent)) {
+    const demo = createDemoAgent(options.agent, demoConfig(options));
+    return hostAgent(demo.executor, demo.card, options, demo.authenticate, demo);
+  }
+  const agent = builtInAgents[options.agent];
   if (!agent) {
     const names = agentNames().join(', ');
     throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);
   }
-  return hostAgent(
-    agent.executor,
-    agent.card,
-    options,
-    'authenticate' in agent ? (agent.authenticate as Authenticate | undefined) : undefined,
-  );
+  return hostAgent(agent.executor, agent.card, options);
 }
 
 function demoConfig(options: ServeOptions): DemoAgentConfig {
@@ -125,6 +122,7 @@ export async function hostAgent(
   card: AgentCardConfig,
   options: Partial<ServeOptions> & Pick<ServeOptions, 'port' | 'host'>,
   authenticate?: Authenticate,
+  agent?: Pick<DemoAgent, 'server' | 'listening'>,
 ): Promise<RunningAgent> {
   const store = options.store ?? process.env.A2A_STORE ?? DEFAULT_STORE;
   if (!isStoreSpec(store)) {
@@ -147,6 +145,7 @@ export async function hostAgent(
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(authenticate && !('security' in security) ? { authenticate } : {}),
     ...security,
+    ...agent?.server,
   });
   let listening;
   try {
@@ -156,6 +155,7 @@ export async function hostAgent(
     throw error;
   }
   const url = listening.url.replace(/\/+$/, '');
+  agent?.listening?.(options.publicUrl ?? url);
   return {
     url,
     cardUrl: `${url}/.well-known/agent-card.json`,

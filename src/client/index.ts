@@ -57,7 +57,13 @@ export {
   type RequestCredentials,
 } from './auth.js';
 export { ArtifactAssembler, textOf } from './artifacts.js';
-export { createPushReceiver, type PushReceiverOptions } from './push-receiver.js';
+export {
+  createPushHandler,
+  createPushReceiver,
+  type PushHttpReply,
+  type PushHttpRequest,
+  type PushReceiverOptions,
+} from './push-receiver.js';
 export {
   createPushSignatureVerifier,
   pushJwksUrlOf,

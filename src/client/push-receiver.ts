@@ -53,15 +53,38 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function answer(res: ServerResponse, status: number, message?: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(message ? JSON.stringify({ error: { code: status, message } }) : '{}');
+/** One webhook request as {@link createPushHandler} reads it, whatever the runtime. */
+export interface PushHttpRequest {
+  readonly method: string;
+  /** First value of a header (lowercase name). */
+  header(name: string): string | undefined;
+  /** The whole body; rejects once it passes `limit` bytes. */
+  readBody(limit: number): Promise<Buffer>;
 }
 
-/** A `node:http` request handler that accepts A2A push notifications. */
-export function createPushReceiver(
-  options: PushReceiverOptions,
-): (req: IncomingMessage, res: ServerResponse) => void {
+/** The answer to one webhook request. */
+export interface PushHttpReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What checking one request gave: the answer, and the accepted event to hand on after it. */
+interface Checked {
+  reply: PushHttpReply;
+  accepted?: { event: StreamEvent; taskId: string };
+}
+
+const reply = (status: number, message?: string, headers: Record<string, string> = {}): Checked => ({
+  reply: {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: message ? JSON.stringify({ error: { code: status, message } }) : '{}',
+  },
+});
+
+/** The checks of a push webhook, shared by the node and the runtime-neutral handlers. */
+function pushChecker(options: PushReceiverOptions): (req: PushHttpRequest) => Promise<Checked> {
   if (options.token === undefined && options.bearer === undefined && options.signature === undefined) {
     throw new Error(
       'createPushReceiver: configure a token, bearer credentials or signature verification (CLI-PUSH-2)',
@@ -71,70 +94,110 @@ export function createPushReceiver(
   const needsSecret = options.token !== undefined || options.bearer !== undefined;
   const limit = options.bodyLimit ?? 1024 * 1024;
   const seen = options.dedupe === false ? undefined : new RecentEvents(options.dedupe ?? {});
+  return async (req) => {
+    if (req.method !== 'POST') return reply(405, 'use POST', { allow: 'POST' });
+    const token = req.header('x-a2a-notification-token');
+    const auth = req.header('authorization') ?? '';
+    const tokenOk = options.token !== undefined && typeof token === 'string' && same(token, options.token);
+    const bearerOk =
+      options.bearer !== undefined && /^bearer /i.test(auth) && same(auth.slice(7).trim(), options.bearer);
+    if (needsSecret && !tokenOk && !bearerOk) return reply(401, 'missing or wrong notification credentials');
+    let raw: Buffer;
+    try {
+      raw = await req.readBody(limit);
+    } catch {
+      return reply(413, 'body too large');
+    }
+    if (verify) {
+      try {
+        await verify(req.header('x-a2a-notification-signature'), req.header('x-a2a-notification-id'), raw);
+      } catch (error) {
+        return reply(401, (error as Error).message);
+      }
+    }
+    let event: StreamEvent;
+    try {
+      const value: unknown = JSON.parse(raw.toString('utf8'));
+      if (!hasKnownMember(value)) throw new Error('not a StreamResponse');
+      event = toStreamEvent(expectShape(StreamResponse, value, 'push notification'));
+    } catch (error) {
+      return reply(400, `the body is not an A2A StreamResponse: ${(error as Error).message}`);
+    }
+    const taskId = eventTaskId(toStreamResponse(event));
+    if (!taskId || !(await options.expectTask(taskId))) return reply(404, 'unknown task');
+    if (options.maxAgeMs !== undefined) {
+      const stale = staleness(event, options.maxAgeMs);
+      if (stale) return reply(400, stale);
+    }
+    // Recorded before the answer so a duplicate arriving meanwhile is caught too.
+    if (seen && !seen.add(taskId, event)) return reply(200);
+    return { ...reply(200), accepted: { event, taskId } };
+  };
+}
+
+async function handOn(options: PushReceiverOptions, accepted: Checked['accepted']): Promise<void> {
+  if (!accepted) return;
+  try {
+    await options.onEvent(accepted.event, accepted.taskId);
+  } catch (error) {
+    options.onError?.(error);
+  }
+}
+
+/** A `node:http` request handler that accepts A2A push notifications. */
+export function createPushReceiver(
+  options: PushReceiverOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const check = pushChecker(options);
   return (req, res) => {
-    void (async () => {
-      if (req.method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        return answer(res, 405, 'use POST');
-      }
-      const token = req.headers['x-a2a-notification-token'];
-      const auth = req.headers.authorization ?? '';
-      const tokenOk = options.token !== undefined && typeof token === 'string' && same(token, options.token);
-      const bearerOk =
-        options.bearer !== undefined && /^bearer /i.test(auth) && same(auth.slice(7).trim(), options.bearer);
-      if (needsSecret && !tokenOk && !bearerOk) {
-        req.resume();
-        return answer(res, 401, 'missing or wrong notification credentials');
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > limit) return answer(res, 413, 'body too large');
-        chunks.push(chunk);
-      }
-      const raw = Buffer.concat(chunks);
-      if (verify) {
-        const id = req.headers['x-a2a-notification-id'];
-        const signature = req.headers['x-a2a-notification-signature'];
-        try {
-          await verify(
-            typeof signature === 'string' ? signature : undefined,
-            typeof id === 'string' ? id : undefined,
-            raw,
-          );
-        } catch (error) {
-          return answer(res, 401, (error as Error).message);
+    let bodyRead = false;
+    const request: PushHttpRequest = {
+      method: req.method ?? 'GET',
+      header: (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      },
+      readBody: async (limit) => {
+        bodyRead = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of req as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > limit) throw new RangeError('body too large');
+          chunks.push(chunk);
         }
-      }
-      let event: StreamEvent;
-      try {
-        const value: unknown = JSON.parse(raw.toString('utf8'));
-        if (!hasKnownMember(value)) throw new Error('not a StreamResponse');
-        event = toStreamEvent(expectShape(StreamResponse, value, 'push notification'));
-      } catch (error) {
-        return answer(res, 400, `the body is not an A2A StreamResponse: ${(error as Error).message}`);
-      }
-      const taskId = eventTaskId(toStreamResponse(event));
-      if (!taskId || !(await options.expectTask(taskId))) {
-        return answer(res, 404, 'unknown task');
-      }
-      if (options.maxAgeMs !== undefined) {
-        const stale = staleness(event, options.maxAgeMs);
-        if (stale) return answer(res, 400, stale);
-      }
-      // Recorded before the answer so a duplicate arriving meanwhile is caught too.
-      if (seen && !seen.add(taskId, event)) return answer(res, 200);
-      answer(res, 200);
-      try {
-        await options.onEvent(event, taskId);
-      } catch (error) {
-        options.onError?.(error);
-      }
+        return Buffer.concat(chunks);
+      },
+    };
+    void (async () => {
+      const checked = await check(request);
+      if (!bodyRead) req.resume();
+      res.writeHead(checked.reply.status, checked.reply.headers);
+      res.end(checked.reply.body);
+      await handOn(options, checked.accepted);
     })().catch((error: unknown) => {
-      if (!res.headersSent) answer(res, 500, 'internal error');
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 500, message: 'internal error' } }));
+      }
       options.onError?.(error);
     });
+  };
+}
+
+/**
+ * The same webhook as {@link createPushReceiver}, runtime-neutral: it answers a
+ * {@link PushHttpRequest} (the request a `routes` entry of createA2AServer gets), then hands
+ * the accepted event to `onEvent` on the next turn of the event loop, after the answer.
+ */
+export function createPushHandler(
+  options: PushReceiverOptions,
+): (req: PushHttpRequest) => Promise<PushHttpReply> {
+  const check = pushChecker(options);
+  return async (req) => {
+    const checked = await check(req);
+    if (checked.accepted) setImmediate(() => void handOn(options, checked.accepted));
+    return checked.reply;
   };
 }
 

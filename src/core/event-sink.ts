@@ -26,6 +26,9 @@ const NOTHING_TO_FINISH = new Error('nothing to finish');
 const SERVER_STOPPED =
   'The server stopped before the agent finished this task, so the task was ended unfinished. Send a new message without taskId to start again.';
 
+/** An unfinished task: SUBMITTED or WORKING. */
+const isActive = (state: TaskState): boolean => state === TaskState.SUBMITTED || state === TaskState.WORKING;
+
 /** What the first event of an execution produced. */
 export type ExecutionOutcome =
   | { readonly kind: 'message'; readonly message: Message }
@@ -217,24 +220,26 @@ export class ExecutionSink implements TaskEventSink {
    * task. `serverStopped`: the server's close() aborted this execution before it settled, so
    * its end is no answer of the agent: an unfinished (SUBMITTED or WORKING) task becomes
    * FAILED saying the server stopped, an interrupted one keeps waiting for the client, and a
-   * request that has no task yet gets UnavailableError (nothing is created).
+   * request that has no task yet gets UnavailableError (nothing is created). `handBack`
+   * (with `serverStopped`, for a resumable executor): an unfinished task is left as it is, to
+   * be resumed by the next start. Resolves true when it left an unfinished task that way.
    */
-  async finish(error: unknown, threw: boolean, serverStopped = false): Promise<void> {
+  async finish(error: unknown, threw: boolean, serverStopped = false, handBack = false): Promise<boolean> {
     this.#returned = true;
     await this.#chain;
     const phase = this.#phase;
     this.#phase = 'closed';
-    if (phase === 'replied') return;
+    if (phase === 'replied') return false;
     if (phase === 'fresh') {
       if (serverStopped) {
         this.#rejectOutcome(
           new UnavailableError('the server stopped before the agent answered; send the message again'),
         );
-        return;
+        return false;
       }
       if (threw && error instanceof A2AError && !(error instanceof InvalidAgentResponseError)) {
         this.#rejectOutcome(error);
-        return;
+        return false;
       }
       const state = threw ? TaskState.FAILED : TaskState.COMPLETED;
       try {
@@ -244,7 +249,7 @@ export class ExecutionSink implements TaskEventSink {
         this.#rejectOutcome(createError);
         throw createError;
       }
-      return;
+      return false;
     }
     // The handler runs one execution of a task at a time, so since this execution's last
     // event only a cancel or an expired wait (both terminal) can have changed the task. The
@@ -253,7 +258,10 @@ export class ExecutionSink implements TaskEventSink {
     let untouched: StoredTask | undefined;
     try {
       this.#last = await manager.update(scope, this.taskId, (current) => {
-        const change = this.#endChange(current.task, error, threw, serverStopped);
+        const change =
+          serverStopped && handBack && isActive(current.task.status.state)
+            ? undefined
+            : this.#endChange(current.task, error, threw, serverStopped);
         if (!change) {
           untouched = current;
           throw NOTHING_TO_FINISH;
@@ -262,17 +270,20 @@ export class ExecutionSink implements TaskEventSink {
       });
     } catch (finishError) {
       if (finishError !== NOTHING_TO_FINISH) throw finishError;
-      if (untouched?.task.status.state === TaskState.AUTH_REQUIRED) {
-        await manager.publishExecutionEnded(scope, untouched);
+      const state = untouched?.task.status.state;
+      if (state === TaskState.AUTH_REQUIRED) {
+        await manager.publishExecutionEnded(scope, untouched!);
       }
+      return serverStopped && handBack && state !== undefined && isActive(state);
     }
+    return false;
   }
 
   /** The change that ends an execution on `task`, or undefined when the task stays as it is. */
   #endChange(task: Task, error: unknown, threw: boolean, serverStopped: boolean): TaskChange | undefined {
     const state = task.status.state;
     if (isTerminalState(state)) return undefined;
-    const active = state === TaskState.SUBMITTED || state === TaskState.WORKING;
+    const active = isActive(state);
     if (serverStopped) {
       return active
         ? statusChange(task, TaskState.FAILED, this.#message(SERVER_STOPPED), undefined)

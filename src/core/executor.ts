@@ -34,6 +34,14 @@ export interface RequestContext {
   /** The value of the message's first data part, if any. */
   readonly data: unknown;
   /**
+   * True when this execution resumes a task whose previous execution was cut off (its process
+   * died, or the server closed while it ran): only for an executor that declares
+   * {@link AgentExecutor.resumable}. `task` is the stored task, `message` its latest user
+   * message, `principal` carries only the owner's id (no scopes or claims), and no request
+   * `configuration` or `metadata` is given.
+   */
+  readonly resumed?: boolean;
+  /**
    * Activates an extension of `requestedExtensions` that the agent card declares, so the
    * response echoes it (A2A-Extensions header; gRPC response metadata). Returns whether it is
    * active; a URI the client did not request or the card does not declare is refused (false).
@@ -124,6 +132,15 @@ export interface AgentExecutor {
    * TaskNotCancelableError to refuse. Without this hook the task is canceled and `signal` aborted.
    */
   cancel?(context: RequestContext, events: TaskEventSink): Promise<void>;
+  /**
+   * Declares that `execute` can pick a task up where a cut-off execution left it (its state is
+   * in the task: artifacts, metadata, history). On a store with leases (SQLite, PostgreSQL), a
+   * task left SUBMITTED or WORKING by a process that died, or by a server that closed while
+   * the agent ran, is then handed back: the next start (or another replica) calls `execute`
+   * again with `context.resumed` true, instead of failing the task. Without it such tasks are
+   * failed ("worker lost", "server stopped"). @default false
+   */
+  readonly resumable?: boolean;
 }
 
 /** The text parts of `message` joined with newlines (`""` when there are none). */

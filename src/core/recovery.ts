@@ -6,12 +6,18 @@
  * that were waiting (INPUT_REQUIRED, AUTH_REQUIRED) are left alone: their bounded wait is
  * timed from the store after a restart. Whoever takes over a lease first (this process after
  * a restart, or another replica) does the recovery; the others see it taken.
+ *
+ * An executor that declares itself `resumable` gets such a task handed back instead: the
+ * handler's resume hook runs `execute` again on the stored task (`context.resumed`), under a
+ * lease of the new worker. A server that closes while a resumable execution runs leaves the
+ * task unfinished and its lease expired, so the next start resumes it at once.
  */
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState } from '../model/enums.js';
 import { newId } from '../model/ids.js';
 import type { Message } from '../model/schema.js';
 import type { LeaseRef, LeaseStore } from './stores/leases.js';
+import type { StoredTask, TaskScope } from './stores/task-store.js';
 import { statusChange } from './task-changes.js';
 import type { TaskManager } from './task-manager.js';
 
@@ -33,6 +39,15 @@ const SWEEP_LIMIT = 100;
 /** Thrown inside an update to leave the task unchanged. */
 class NothingToRecover extends Error {}
 
+/**
+ * Runs the agent again on an unfinished task whose worker was lost; false when it cannot
+ * (the task's turn is taken here, or the handler is closing).
+ */
+export type ResumeExecution = (scope: TaskScope, record: StoredTask) => boolean;
+
+/** Drops an execution's lease; `handBack`: expire it now instead, for the next start to resume. */
+export type ReleaseLease = (handBack?: boolean) => void;
+
 /** The leases of this process's executions, their heartbeat, and the recovery of dead ones. */
 export class ExecutionLeases {
   /** This process (a fresh id per start: leases of a previous run are someone else's). */
@@ -44,6 +59,7 @@ export class ExecutionLeases {
   #timer: NodeJS.Timeout | undefined;
   #beating = false;
   #closed = false;
+  #resume: ResumeExecution | undefined;
 
   constructor(
     private readonly store: LeaseStore,
@@ -64,8 +80,13 @@ export class ExecutionLeases {
     void this.#beat();
   }
 
+  /** Hands recovered unfinished tasks to `resume` (a resumable executor) instead of failing them. */
+  resumeWith(resume: ResumeExecution): void {
+    this.#resume = resume;
+  }
+
   /** Takes a lease for an execution starting now; returns the function that drops it. */
-  hold(tenant: string, owner: string, taskId: string): () => void {
+  hold(tenant: string, owner: string, taskId: string): ReleaseLease {
     const key = `${tenant}\u0000${owner}\u0000${taskId}`;
     const held = this.#held.get(key);
     if (held) held.count++;
@@ -76,13 +97,15 @@ export class ExecutionLeases {
       this.store.acquireLease(ref, Date.now() + this.#leaseMs).catch(() => {});
     }
     let done = false;
-    return () => {
+    return (handBack = false) => {
       if (done) return;
       done = true;
       const entry = this.#held.get(key);
       if (!entry || --entry.count > 0) return;
       this.#held.delete(key);
-      this.store.releaseLease(entry.ref).catch(() => {});
+      // Handed back: expired at once (the heartbeat has stopped, so nothing renews it).
+      const settled = handBack ? this.store.acquireLease(entry.ref, 0) : this.store.releaseLease(entry.ref);
+      settled.catch(() => {});
     };
   }
 
@@ -103,7 +126,8 @@ export class ExecutionLeases {
           Date.now() + this.#leaseMs,
         );
         if (!taken) continue;
-        await this.#recover(ref);
+        // A resumed execution holds the lease it took over; it drops it when it ends.
+        if (await this.#recover(ref)) continue;
         await this.store.releaseLease({ ...ref, worker: this.worker });
       }
     } catch {
@@ -113,8 +137,21 @@ export class ExecutionLeases {
     }
   }
 
-  /** Ends a task whose worker died while it ran. */
-  async #recover(ref: LeaseRef): Promise<void> {
+  /**
+   * Ends a task whose worker died while it ran, or hands it back to a resumable executor;
+   * true when the lease now belongs to a resumed execution.
+   */
+  async #recover(ref: LeaseRef): Promise<boolean> {
+    const scope = { tenant: ref.tenant, owner: ref.owner };
+    if (this.#resume) {
+      const record = await this.manager.get(scope, ref.taskId).catch(() => undefined);
+      const state = record?.task.status.state;
+      if (!record || (state !== TaskState.SUBMITTED && state !== TaskState.WORKING)) return false;
+      // Refused (closing, or its turn is taken here): the lease stays ours and runs out for
+      // the next start, or is the running execution's.
+      this.#resume(scope, record);
+      return true;
+    }
     try {
       await this.manager.update({ tenant: ref.tenant, owner: ref.owner }, ref.taskId, (current) => {
         const state = current.task.status.state;
@@ -126,6 +163,7 @@ export class ExecutionLeases {
     } catch {
       // Finished, waiting, or never created (the worker died before the first event).
     }
+    return false;
   }
 
   /** Stops the heartbeat. Leases still held run out and are recovered elsewhere. */

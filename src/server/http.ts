@@ -18,7 +18,7 @@ import { interceptHandler } from '../core/handler/interceptor.js';
 import { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
 import { isStoreSpec, openStores, type OpenedStores } from '../core/stores/open.js';
 import type { TaskStore } from '../core/stores/task-store.js';
-import { validateAgentCard } from './card/build.js';
+import { JSONRPC_PATH, REST_ROOT, WELL_KNOWN_CARD_PATH, validateAgentCard } from './card/build.js';
 import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
 import { serveFetch } from './adapters/fetch.js';
@@ -30,7 +30,7 @@ import { httpServerTimeouts } from './limits/http-timeouts.js';
 import { httpsServerOptions, readTlsConfig, type TlsConfig } from './auth/tls.js';
 import { signAgentCard, type CardSigningKey } from './card/sign.js';
 import type { AgentExecutor } from '../core/executor.js';
-import { A2ARouter } from './routing.js';
+import { A2ARouter, type ServerRoute } from './routing.js';
 import { PUSH_JWKS_PATH } from '../core/push/notification-signing.js';
 import { PushHosting } from './push/hosting.js';
 
@@ -44,6 +44,8 @@ export type {
   ServerTlsOptions,
 } from './options.js';
 export type { NodeHandler } from './adapters/node.js';
+export type { ServerRoute } from './routing.js';
+export type { HttpReply, HttpRequest } from '../bindings/http/http-body.js';
 import { InProcessEventBus } from '../core/event-bus/in-process.js';
 import { createObservability, errorField, type Observability } from './observability/index.js';
 
@@ -121,6 +123,7 @@ function createDefaultHandler(
       ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
       : {}),
     ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
+    ...(options.retention !== undefined ? { retention: options.retention } : {}),
     ...pickLimits(options.limits),
   });
 }
@@ -231,8 +234,10 @@ class A2AHttpServer implements A2AServer {
     ]);
     this.onError = onError;
     const push = this.push;
+    const routes = { ...checkRoutes(options.routes) };
+    if (push) routes[PUSH_JWKS_PATH] = (req) => push.jwksReply(req.method);
     this.router = new A2ARouter(this.served, this.cards, {
-      ...(push ? { extraRoutes: { [PUSH_JWKS_PATH]: (method: string) => push.jwksReply(method) } } : {}),
+      extraRoutes: routes,
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       onError: this.onError,
       ...(this.authenticate ? { authenticate: this.authenticate } : {}),
@@ -319,6 +324,29 @@ class A2AHttpServer implements A2AServer {
     await closed;
     await this.stores?.close();
   }
+}
+
+/** The `routes` option, refused when a path is not absolute or is one the server serves itself. */
+function checkRoutes(routes: A2AServerOptions['routes']): Record<string, ServerRoute> {
+  const out: Record<string, ServerRoute> = {};
+  for (const [path, route] of Object.entries(routes ?? {})) {
+    const own =
+      path === JSONRPC_PATH ||
+      path === REST_ROOT ||
+      path.startsWith(`${REST_ROOT}/`) ||
+      path.startsWith(`${JSONRPC_PATH}/`) ||
+      path === WELL_KNOWN_CARD_PATH ||
+      path === PUSH_JWKS_PATH;
+    if (!path.startsWith('/') || path.includes('?') || own || typeof route !== 'function') {
+      throw new A2AConfigError(
+        'A2A_CONFIG_INVALID_OPTION',
+        `routes: ${JSON.stringify(path)} ${own ? 'is a path the server serves itself' : 'must be an absolute path (no query) with a function'}`,
+      );
+    }
+    // Routing compares paths without their trailing slash.
+    out[path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path] = route;
+  }
+  return out;
 }
 
 /** The PEM material of the `tls` option (files are read once, at start). */

@@ -15,6 +15,10 @@ export type {
   PrincipalLimitOptions,
   ServerSecurityOptions,
   ServerTlsOptions,
+  // Extra paths beside the A2A ones (the `routes` option).
+  ServerRoute,
+  HttpRequest,
+  HttpReply,
 } from './http.js';
 export {
   buildAgentCard,
@@ -70,8 +74,9 @@ export { PostgresPushConfigStore } from '../core/stores/postgres/push-config-sto
 export { PostgresEventBus } from '../core/event-bus/postgres.js';
 export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
 export type { RecoveryOptions } from '../core/recovery.js';
+export type { RetentionOptions, RetentionRun } from '../core/retention.js';
 export { TaskTooLargeError } from '../core/task-size.js';
-export type { PushConfigPage, PushConfigStore } from '../core/stores/push-config-store.js';
+export type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';
 // Push delivery (issue 12).
 export type { PushOptions } from './push/hosting.js';

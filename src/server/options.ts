@@ -9,6 +9,7 @@ import type { AgentExecutor } from '../core/executor.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
 import type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
 import type { RecoveryOptions } from '../core/recovery.js';
+import type { RetentionOptions } from '../core/retention.js';
 import type { StoreSpec } from '../core/stores/open.js';
 import type { PushOptions } from './push/hosting.js';
 import type { Logger } from './observability/index.js';
@@ -20,6 +21,7 @@ import type { TlsConfig } from './auth/tls.js';
 import type { HttpTimeoutOptions } from './limits/http-timeouts.js';
 import type { PrincipalLimitOptions } from './limits/interceptors.js';
 import type { ServerSecurityOptions } from './security.js';
+import type { ServerRoute } from './routing.js';
 
 export type { ServerSecurityOptions, AnonymousAccess } from './security.js';
 export type { PrincipalLimitOptions } from './limits/interceptors.js';
@@ -70,6 +72,14 @@ export interface A2AServerOptions {
    */
   recovery?: RecoveryOptions | false;
   /**
+   * The retention job: idempotency records older than the idempotency window (24 h) are
+   * deleted every 10 minutes, and terminal tasks older than `terminalTasksMaxAgeMs` when it is
+   * set. See `DefaultRequestHandlerOptions.retention`.
+   * @default on: idempotency records after 24 hours, terminal tasks kept
+   * @example retention: { terminalTasksMaxAgeMs: 30 * 24 * 3600_000 }
+   */
+  retention?: RetentionOptions | false;
+  /**
    * Offer SendStreamingMessage and SubscribeToTask.
    * @default true
    * @example streaming: false
@@ -88,6 +98,15 @@ export interface A2AServerOptions {
    * @example push: { allowHosts: ['127.0.0.1'], allowHttp: true }
    */
   push?: PushOptions;
+  /**
+   * More HTTP paths this server answers, beside the A2A ones (exact paths, one trailing slash
+   * tolerated): a push-notification webhook of an agent that is also a client, a health check.
+   * Each route checks its own callers (no `authenticate` or interceptors run). A path the server
+   * already serves (the bindings, the card, the push JWKS) is refused at creation.
+   * @default {}
+   * @example routes: { '/hooks/push': (req) => ({ status: 200, headers: {}, body: '{}' }) }
+   */
+  routes?: Readonly<Record<string, ServerRoute>>;
   /**
    * Also serve gRPC on this port (0 = any free port); listed on the card as `host:port`.
    * @default undefined (no gRPC)

@@ -20,9 +20,17 @@ export interface RouterOptions {
   authenticate?: Authenticate;
   /** Serve v0.3 requests (else the v1.0 bindings answer them with VersionNotSupportedError). */
   compatV03: boolean;
-  /** More GET paths the server answers itself (the push JWKS), each given the HTTP method. */
-  extraRoutes?: Readonly<Record<string, (method: string) => HttpReply>>;
+  /** More paths the server answers itself (the push JWKS, the `routes` option). */
+  extraRoutes?: Readonly<Record<string, ServerRoute>>;
 }
+
+/**
+ * A path the server answers beside the A2A ones (the `routes` option of createA2AServer: a
+ * webhook for push notifications, a health check). It gets the request as the bindings see it
+ * (any method, headers, a bounded body) and runs on every runtime the server is mounted on;
+ * it is not behind `authenticate`, `security` or the interceptors: it checks its callers itself.
+ */
+export type ServerRoute = (request: HttpRequest) => HttpReply | Promise<HttpReply>;
 
 /** The JSON body of a 404 for a path that is not an A2A path. */
 export const NOT_FOUND_BODY = '{"error":{"code":404,"status":"NOT_FOUND","message":"Not found"}}';
@@ -67,8 +75,11 @@ export class A2ARouter {
       if (this.v03?.isRestV03(req, sub)) return this.v03.rest.handle(req, sub);
       return this.rest.handle(req, sub);
     }
-    const extra = this.options.extraRoutes?.[path];
-    if (extra) return extra(req.method);
+    const extra =
+      this.options.extraRoutes && Object.hasOwn(this.options.extraRoutes, path)
+        ? this.options.extraRoutes[path]
+        : undefined;
+    if (extra) return extra(req);
     if (path === WELL_KNOWN_CARD_PATH) {
       const served = this.cards.served(this.cards.resourceFor(baseUrl));
       const answer = (r: CardResource): HttpReply =>

@@ -21,6 +21,12 @@ test('a2a demo ships the passing commit, prints the report, keeps the agents unt
   child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
   await waitForLine(child, /Ctrl-C stops the agents\./);
   assert.match(stdout, /stdin is not a terminal: answering yes/);
+  // The planner follows the test run by push notification to its own webhook.
+  assert.match(
+    stdout,
+    /test-runner [0-9a-f]{8}: working following task \S+ by push notification \(webhook http:\/\/127\.0\.0\.1:\d+\/planner\/push-notifications\)/,
+  );
+  assert.match(stdout, /test-runner [0-9a-f]{8}: \S+ .* \(push #\d+\)\n/);
   assert.match(stdout, /deploy payments-api@[0-9a-f]{7} to staging\?/);
   assert.match(stdout, /planner task \S+: completed: shipped payments-api@[0-9a-f]{7} to staging/);
   assert.match(stdout, /tests: test-runner task [0-9a-f-]{36} completed; artifacts summary\.json, test\.log/);

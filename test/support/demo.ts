@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { AgentExecutor } from '../../src/core/executor.js';
 import type { AgentCardConfig } from '../../src/server/card/build.js';
-import { createA2AServer } from '../../src/server/http.js';
+import { createA2AServer, type A2AServer, type A2AServerOptions } from '../../src/server/http.js';
+import type { DemoAgent } from '../../src/agents/demo.js';
 import { A2AClient } from '../../src/client/client.js';
 import { ensureSampleRepo, type SampleRepo } from '../../src/cli/demo/sample-repo.js';
 
@@ -16,20 +17,43 @@ export async function sampleRepo(t: TestContext): Promise<SampleRepo & { root: s
   return { root, ...(await ensureSampleRepo(join(root, 'payments-api'))) };
 }
 
+/** How {@link hosted} hosts an agent beyond the defaults (a memory store, nothing else). */
+export interface HostedOptions extends Partial<Pick<A2AServerOptions, 'store' | 'recovery'>> {
+  /** The demo agent's own server options and listening hook (see DemoAgent). */
+  agent?: Pick<DemoAgent, 'server' | 'listening'>;
+  /** Port to listen on. @default 0 */
+  port?: number;
+}
+
+/** A hosted agent: its URL, a connected client, and its server (closed after the test). */
+export interface Hosted {
+  url: string;
+  client: A2AClient;
+  server: A2AServer;
+}
+
 /** Hosts `agent` on 127.0.0.1 (port 0) and connects a client; both closed after the test. */
 export async function hosted(
   t: TestContext,
   agent: AgentExecutor,
   card: AgentCardConfig,
-): Promise<{ url: string; client: A2AClient }> {
-  const server = createA2AServer({ agent, card });
-  const { url } = await server.listen(0, '127.0.0.1');
+  options: HostedOptions = {},
+): Promise<Hosted> {
+  const server = createA2AServer({
+    agent,
+    card,
+    store: options.store ?? 'memory',
+    ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
+    ...options.agent?.server,
+  });
+  const { url } = await server.listen(options.port ?? 0, '127.0.0.1');
+  options.agent?.listening?.(url);
   const client = await A2AClient.connect(url);
   t.after(async () => {
     await client.close();
     await server.close();
   });
-  return { url, client };
+  return { url, client, server };
 }
 
 /** True while process `pid` exists. */

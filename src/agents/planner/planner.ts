@@ -3,43 +3,24 @@
  * test-runner and the deployer by their cards, picks their skills from the cards, runs the tests,
  * and when they pass asks the deployer, forwarding the deployer's question to its own caller as
  * its own INPUT_REQUIRED. Every sub-task id is recorded on its own task (see subtasks.ts)
- * before it waits on it; canceling the planner's task cancels its sub-tasks. It completes with
- * `report.json`, which cites each sub-task and the artifacts the decision rested on.
+ * before it waits on it; canceling the planner's task cancels its sub-tasks. The test run is
+ * followed by push notifications to the planner's own webhook (webhook.ts; polling when the
+ * test-runner offers no push), the deployment by streaming. The executor is resumable: after a
+ * restart the core hands an unfinished ship task back, and it goes on from what it recorded.
+ * It completes with `report.json`, which cites each sub-task and the artifacts the decision
+ * rested on.
  */
-import { A2AClient, type A2AClientOptions } from '../../client/client.js';
+import { A2AClient } from '../../client/client.js';
 import { textOf } from '../../client/artifacts.js';
+import { TaskCanceledReason } from '../../core/handler/abort-reasons.js';
 import type { AgentExecutor, RequestContext, TaskEventSink } from '../../core/executor.js';
 import { messageData } from '../../core/executor.js';
-import type { AgentCard, AgentSkill, Artifact, Message, Task } from '../../model/schema.js';
+import type { Artifact, Message, Task } from '../../model/schema.js';
 import { KIT_VERSION, type BuiltInCard } from '../card.js';
-import { recordedSubtasks, subtaskArtifactId, type Step, type SubtaskRef } from './subtasks.js';
+import { PROGRESS_KEY, ShipRun, stateName, type PlannerOptions } from './ship-run.js';
+import { recordedSubtasks, type SubtaskRef } from './subtasks.js';
 
-/** Key of the progress metadata on the planner's status messages (read by `a2a demo`). */
-export const PROGRESS_KEY = 'a2a-kit/progress';
-
-/** What each progress status message carries under {@link PROGRESS_KEY}. */
-export interface ProgressNote {
-  step: Step | 'plan';
-  agent: string;
-  taskId?: string;
-  state?: string;
-  artifact?: string;
-  text?: string;
-}
-
-/** Options of {@link createPlannerExecutor}. */
-export interface PlannerOptions {
-  /** Base URL of the agent that runs tests. */
-  testRunnerUrl: string;
-  /** Base URL of the agent that deploys. */
-  deployerUrl: string;
-  /** Bearer token for the deployer. */
-  deployerToken?: string;
-  /** Extra client options (timeouts, fetch) for both clients. */
-  client?: A2AClientOptions;
-  /** How long a cancel of a sub-task may take, ms. @default 10000 */
-  cancelTimeoutMs?: number;
-}
+export { PROGRESS_KEY, pickSkill, type PlannerOptions, type ProgressNote } from './ship-run.js';
 
 /** What the planner is asked to ship. */
 export interface ShipRequest {
@@ -67,21 +48,6 @@ export function parseShipRequest(message: Message): ShipRequest | string {
   return { repo: raw.repo, commit: raw.commit, env, service };
 }
 
-/** The skill on `card` that does `step`: by id first, then by tag. */
-export function pickSkill(card: AgentCard, step: Step): AgentSkill | undefined {
-  const id = step === 'tests' ? 'run-tests' : 'deploy';
-  const tags = step === 'tests' ? ['tests', 'ci'] : ['deploy'];
-  return (
-    card.skills.find((s) => s.id === id) ?? card.skills.find((s) => s.tags.some((t) => tags.includes(t)))
-  );
-}
-
-const stateName = (state: string) =>
-  state
-    .replace(/^TASK_STATE_/, '')
-    .toLowerCase()
-    .replace(/_/g, '-');
-
 /** An artifact as the report cites it: id, name and (for data) the content. */
 function cite(artifact: Artifact): Record<string, unknown> {
   const data = artifact.parts.find((p) => p.data !== undefined)?.data;
@@ -95,119 +61,7 @@ function cite(artifact: Artifact): Record<string, unknown> {
 const dataOf = (task: Task, name: string): unknown =>
   task.artifacts?.find((a) => a.name === name)?.parts.find((p) => p.data !== undefined)?.data;
 
-/** One run of the planner against its two peers. */
-class ShipRun {
-  private readonly clients = new Map<Step, A2AClient>();
-  constructor(
-    private readonly options: PlannerOptions,
-    private readonly ctx: RequestContext,
-    private readonly task: TaskEventSink,
-  ) {}
-
-  private url(step: Step): string {
-    return step === 'tests' ? this.options.testRunnerUrl : this.options.deployerUrl;
-  }
-
-  /** The client for `step`'s agent (discovered by its card once per run). */
-  async client(step: Step): Promise<A2AClient> {
-    let client = this.clients.get(step);
-    if (client) return client;
-    const auth =
-      step === 'deploy' && this.options.deployerToken ? { auth: { bearer: this.options.deployerToken } } : {};
-    try {
-      client = await A2AClient.connect(this.url(step), { ...this.options.client, ...auth });
-    } catch (error) {
-      throw new Error(
-        `cannot reach the ${step === 'tests' ? 'test-runner' : 'deployer'} at ${this.url(step)}: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    this.clients.set(step, client);
-    return client;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.close()));
-  }
-
-  /** A progress status message: text for people, {@link PROGRESS_KEY} metadata for programs. */
-  progress(note: ProgressNote): Promise<void> {
-    const text = `[${note.agent}] ${note.text ?? (note.state ? stateName(note.state) : '')}`.trimEnd();
-    return this.task.working({ parts: [{ text }], metadata: { [PROGRESS_KEY]: { ...note } } });
-  }
-
-  /** Starts `step` on its agent, records the sub-task on our own task, and returns it. */
-  async start(step: Step, data: Record<string, unknown>, started: SubtaskRef[]): Promise<SubtaskRef> {
-    const client = await this.client(step);
-    const card = client.card!;
-    const skill = pickSkill(card, step);
-    if (!skill)
-      throw new Error(
-        `the card of ${card.name} at ${this.url(step)} offers no skill to ${step === 'tests' ? 'run tests' : 'deploy'}`,
-      );
-    const reply = await client.send({
-      data,
-      returnImmediately: true,
-      metadata: { skill: skill.id },
-      signal: this.ctx.signal,
-    });
-    if (reply.kind !== 'task')
-      throw new Error(`${card.name} answered with a message instead of a task: ${textOf(reply.message)}`);
-    const ref: SubtaskRef = {
-      step,
-      agent: card.name,
-      url: this.url(step),
-      skill: skill.id,
-      taskId: reply.task.id,
-      ...(reply.task.contextId ? { contextId: reply.task.contextId } : {}),
-    };
-    started.push(ref);
-    // Persisted before we wait on it: a later turn, the cancel hook or a restart can find it.
-    await this.task.artifact({
-      artifactId: subtaskArtifactId(step),
-      name: `${subtaskArtifactId(step)}.json`,
-      data: { ...ref },
-    });
-    await this.progress({
-      step,
-      agent: ref.agent,
-      taskId: ref.taskId,
-      state: reply.task.status.state,
-      text: `task ${ref.taskId} (${skill.id})`,
-    });
-    return ref;
-  }
-
-  /** Follows a sub-task until it ends or waits for input, forwarding its progress; returns it as it is then. */
-  async follow(ref: SubtaskRef): Promise<Task> {
-    const client = await this.client(ref.step);
-    for await (const event of client.followTask(ref.taskId, { signal: this.ctx.signal })) {
-      if (event.kind === 'statusUpdate') {
-        const status = event.statusUpdate.status;
-        const text = status.message ? textOf(status.message) : undefined;
-        await this.progress({
-          step: ref.step,
-          agent: ref.agent,
-          taskId: ref.taskId,
-          state: status.state,
-          ...(text ? { text } : {}),
-        });
-      } else if (event.kind === 'artifactUpdate') {
-        const a = event.artifactUpdate.artifact;
-        await this.progress({
-          step: ref.step,
-          agent: ref.agent,
-          taskId: ref.taskId,
-          artifact: a.name ?? a.artifactId,
-          text: `artifact ${a.name ?? a.artifactId}`,
-        });
-      }
-    }
-    return client.getTask(ref.taskId, { signal: this.ctx.signal });
-  }
-}
-
-/** Builds the planner's executor. */
+/** Builds the planner's executor (resumable: a restart hands its unfinished tasks back). */
 export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {
   const cancelSubtasks = async (refs: SubtaskRef[]): Promise<string[]> => {
     const canceled: string[] = [];
@@ -234,6 +88,7 @@ export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {
   };
 
   return {
+    resumable: true,
     async execute(ctx, task) {
       const first = ctx.task?.history?.find((m) => m.role === 'ROLE_USER') ?? ctx.message;
       const request = parseShipRequest(first);
@@ -243,11 +98,13 @@ export function createPlannerExecutor(options: PlannerOptions): AgentExecutor {
       try {
         await ship(run, ctx, task, request, started);
       } catch (error) {
-        if (ctx.signal.aborted) {
+        if (ctx.signal.reason instanceof TaskCanceledReason) {
           // Our task was canceled (the cancel hook stops what it recorded); stop what it may not have seen.
           await cancelSubtasks(started);
           return;
         }
+        // Stopped by a closing server: the sub-tasks go on, and the next start resumes following them.
+        if (ctx.signal.aborted) return;
         throw error;
       } finally {
         await run.close();
@@ -274,6 +131,17 @@ async function ship(
   const recorded = recordedSubtasks(ctx.task);
   let deployRef = recorded.deploy;
   let testRef = recorded.tests;
+  const firstMessageId = ctx.task?.history?.find((m) => m.role === 'ROLE_USER')?.messageId;
+  // A message after the first one answers the question the planner forwarded.
+  const answering = ctx.task !== undefined && ctx.message.messageId !== firstMessageId;
+  if (ctx.resumed) {
+    const following = [testRef, deployRef].filter((r) => r !== undefined).map((r) => r.taskId);
+    await run.progress({
+      step: 'plan',
+      agent: 'planner',
+      text: `resumed after a restart${following.length ? `: following ${following.join(', ')} again` : ''}`,
+    });
+  }
 
   if (!testRef) {
     await run.progress({
@@ -284,7 +152,7 @@ async function ship(
     testRef = await run.start('tests', { repo: request.repo, commit: request.commit }, started);
   }
   // A later turn re-reads the finished test run: the report cites it either way.
-  const tests = await run.follow(testRef);
+  const tests = await run.followTests(testRef);
   if (tests.status.state !== 'TASK_STATE_COMPLETED') {
     const why = tests.status.message ? textOf(tests.status.message) : stateName(tests.status.state);
     await report(task, request, 'not deployed', [[testRef, tests]]);
@@ -309,7 +177,7 @@ async function ship(
       { service: request.service, repo: request.repo, commit, env: request.env },
       started,
     );
-  } else {
+  } else if (answering) {
     // This turn answers the question we forwarded: pass the answer on to the deployer's task.
     const current = await client.getTask(deployRef.taskId, { signal: ctx.signal });
     if (
@@ -320,6 +188,8 @@ async function ship(
         taskId: deployRef.taskId,
         ...(deployRef.contextId ? { contextId: deployRef.contextId } : {}),
         parts: ctx.message.parts.map((p) => ({ ...p })),
+        // One id per answer: passed on again after a restart, it is not a second answer.
+        messageId: `${ctx.taskId}:answer:${ctx.message.messageId}`,
         returnImmediately: true,
         signal: ctx.signal,
       });

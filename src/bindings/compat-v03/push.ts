@@ -1,16 +1,15 @@
 /**
- * Push payloads in the version a config was registered with (SRV-COMPAT-7 REC, issue 14 item 4).
- *
- * HOOK for the push-delivery issue (delivery does not exist yet): a config created through the
- * v0.3 layer arrives with `ServerCallContext.protocolVersion === '0.3'`; the delivery code must
- * record that version with the config when it is stored (`PushConfigStore.put`) and build each
- * notification with {@link pushPayloadFor} for the recorded version. v0.3 receivers expect the
- * full Task (with `kind: "task"`) as `application/json`, the token in `X-A2A-Notification-Token`;
- * v1.0 receivers a `StreamResponse` as `application/a2a+json`.
+ * Push payloads in the version a config was registered with (SRV-COMPAT-8). The handler records
+ * `ServerCallContext.protocolVersion` with each config it stores (`0.3` for every config created
+ * through this layer: the set methods of all three v0.3 bindings and the inline config of
+ * `message/send` / `message/stream`). The outbox keeps one v1.0 `StreamResponse` per change;
+ * the delivery worker asks {@link pushPayloadFor} for the body at send time, so one outbox row
+ * feeds v1.0 and v0.3 configs alike.
  */
+import { TaskState } from '../../model/enums.js';
 import type { StreamResponse, Task } from '../../model/schema.js';
 import { isV03Version } from './card.js';
-import { taskToV03 } from './content.js';
+import { streamEventToV03, taskToV03 } from './content.js';
 
 /** One notification body and its media type. */
 export interface PushPayload {
@@ -18,15 +17,38 @@ export interface PushPayload {
   body: string;
 }
 
-/** The header v0.3 (and, by N11, v1.0) receivers read the config's token from. */
-export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
+/** The media type of v1.0 notifications (spec §4.3.3). */
+export const V10_PUSH_CONTENT_TYPE = 'application/a2a+json';
+/** The media type v0.3 servers sent notifications with. */
+export const V03_PUSH_CONTENT_TYPE = 'application/json';
+
+/** True when a config registered at `version` is notified in v0.3 form (and wants the task). */
+export function isV03PushVersion(version: string | undefined): boolean {
+  return isV03Version(version);
+}
+
+/** States after which a v0.3 stream would have said `final: true` (terminal, interrupted: D3). */
+const FINAL_STATES: ReadonlySet<string> = new Set([
+  TaskState.COMPLETED,
+  TaskState.FAILED,
+  TaskState.CANCELED,
+  TaskState.REJECTED,
+  TaskState.INPUT_REQUIRED,
+  TaskState.AUTH_REQUIRED,
+]);
 
 /**
- * The body to POST for `event` to a config registered at `version`. A v0.3 receiver always gets
- * the task as it now is (`task`), whatever the event was; a v1.0 receiver gets the event.
+ * The body to POST for `payload` (the outbox's StreamResponse JSON text) to a config registered
+ * at `version` (absent: 1.0). A v1.0 config gets `payload` byte for byte. A v0.3 config gets what
+ * v0.3 servers sent: the whole task as it now is (`task`, `kind: "task"`, v0.3 states and parts),
+ * whatever the event; when the task cannot be read (purged), the event itself in its v0.3 form
+ * (`kind: "status-update"` with `final`, `"artifact-update"`, `"task"`, `"message"`).
  */
-export function pushPayloadFor(version: string, event: StreamResponse, task: Task): PushPayload {
-  if (isV03Version(version))
-    return { contentType: 'application/json', body: JSON.stringify(taskToV03(task)) };
-  return { contentType: 'application/a2a+json', body: JSON.stringify(event) };
+export function pushPayloadFor(version: string | undefined, payload: string, task?: Task): PushPayload {
+  if (!isV03PushVersion(version)) return { contentType: V10_PUSH_CONTENT_TYPE, body: payload };
+  if (task) return { contentType: V03_PUSH_CONTENT_TYPE, body: JSON.stringify(taskToV03(task)) };
+  const event = JSON.parse(payload) as StreamResponse;
+  const state = event.statusUpdate?.status.state;
+  const final = state !== undefined && FINAL_STATES.has(state);
+  return { contentType: V03_PUSH_CONTENT_TYPE, body: JSON.stringify(streamEventToV03(event, final)) };
 }

@@ -71,6 +71,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
         agent.card,
         { port, host: DEFAULT_HOST, store: `sqlite:${join(dataDir, name, 'a2a.sqlite')}` },
         agent.authenticate,
+        agent,
       );
       running.push(r);
       out(`  ${name.padEnd(11)} ${r.url}\n`);

@@ -1,7 +1,8 @@
 /**
  * Live progress of the demo's ship flow, from the planner's stream: a tree redrawn in place on a
  * terminal, one plain line per change otherwise. The planner's status messages carry a
- * `ProgressNote` under PROGRESS_KEY naming the agent, its task, its state and new artifacts.
+ * `ProgressNote` under PROGRESS_KEY naming the agent, its task, its state, new artifacts and how
+ * the update reached the planner (a push notification, a poll).
  */
 import pc from 'picocolors';
 import { PROGRESS_KEY, type ProgressNote } from '../../agents/planner/planner.js';
@@ -15,6 +16,13 @@ interface Node {
   state?: string;
   text?: string;
   artifacts: string[];
+}
+
+/** How an update reached the planner, when it was not a stream: `(push #3)`, `(polled)`. */
+function viaLabel(note: ProgressNote): string {
+  if (note.via === 'push' && note.notifications) return ` (push #${note.notifications})`;
+  if (note.via === 'poll' && note.state) return ' (polled)';
+  return '';
 }
 
 /** Renders the ship flow's progress. */
@@ -60,7 +68,8 @@ export class ShipProgress {
     }
     if (note.taskId) child.taskId = note.taskId;
     if (note.artifact && !child.artifacts.includes(note.artifact)) child.artifacts.push(note.artifact);
-    this.update(child, note.state ?? child.state, note.artifact ? `artifact ${note.artifact}` : note.text);
+    const text = note.artifact ? `artifact ${note.artifact}` : note.text;
+    this.update(child, note.state ?? child.state, text && `${text}${viaLabel(note)}`);
   }
 
   private update(node: Node, state: string | undefined, text: string | undefined): void {

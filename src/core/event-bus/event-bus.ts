@@ -9,6 +9,11 @@ import type { StreamResponse } from '../../model/schema.js';
 export interface TaskTopic {
   readonly tenant: string;
   readonly taskId: string;
+  /**
+   * The principal owning the task, when the subscriber knows it. A bus that can miss events
+   * (a distributed one whose connection dropped) re-reads the task by it to catch up.
+   */
+  readonly owner?: string;
 }
 
 /** One published change of a task (plain JSON, so a distributed bus can carry it). */

@@ -7,12 +7,20 @@
  * Order: a task's events are published one after another (the TaskManager awaits each), and
  * PostgreSQL delivers notifications in commit order, so every replica sees a task's events in
  * publish order. Notifications are handled strictly in arrival order, even while one waits
- * for a body to be fetched. The listening connection reconnects with backoff when it is lost;
- * events published while it was down are not replayed (streams then see the next ones).
+ * for a body to be fetched.
+ *
+ * Catching up: the listening connection reconnects with backoff when it is lost. Once LISTEN
+ * is back, every subscribed task whose owner is known is read again from the store and, when
+ * it moved past the last version delivered here, its subscribers get the stored task as one
+ * `task` event (after what was received before the loss, before what arrives after), so a
+ * stream ends with the task's state and every artifact, without a gap or a repeat (streams
+ * skip versions they have). The same catch-up follows a dropped backlog (more notifications
+ * waiting than the bound) and a large body that could not be fetched.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresDatabase } from '../stores/postgres/database.js';
+import type { StoredTask, TaskScope } from '../stores/task-store.js';
 import type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from './event-bus.js';
 import { InProcessEventBus } from './in-process.js';
 
@@ -20,8 +28,10 @@ import { InProcessEventBus } from './in-process.js';
 const MAX_INLINE_BYTES = 7_000;
 /** How long large bodies stay in a2a_events (a receiver fetches within milliseconds). */
 const EVENT_BODY_TTL_MS = 10 * 60_000;
-/** Most notifications waiting to be handled; past it the oldest are dropped (bounded memory). */
+/** Most notifications waiting to be handled; past it they are dropped for a catch-up (bounded memory). */
 const MAX_INBOX = 10_000;
+/** Tasks read at once during a catch-up. */
+const CATCH_UP_CONCURRENCY = 8;
 
 /** What travels in one notification. */
 interface Envelope {
@@ -35,6 +45,24 @@ interface Envelope {
   readonly r?: string;
 }
 
+/** An inbox entry asking to re-read subscribed tasks: all of them, or the one named by key. */
+interface CatchUp {
+  readonly catchUp: 'all' | string;
+  /** Earlier failed tries of this catch-up (its backoff). */
+  readonly attempt?: number;
+}
+
+type InboxItem = Envelope | CatchUp;
+
+/** A subscribed topic: its listeners, an owner to read it by, the last version delivered here. */
+interface TopicState {
+  readonly tenant: string;
+  readonly taskId: string;
+  listeners: number;
+  owner: string | undefined;
+  version: number;
+}
+
 /** Options of {@link PostgresEventBus}. */
 export interface PostgresEventBusOptions {
   /**
@@ -42,6 +70,11 @@ export interface PostgresEventBusOptions {
    * @default `a2a_events`, suffixed with the database's schema when it has one
    */
   channel?: string;
+  /**
+   * Reads a task from the store the events belong to; used to catch subscribers up after
+   * notifications were missed (see the module comment). Without it nothing is re-read.
+   */
+  readTask?: (scope: TaskScope, taskId: string) => Promise<StoredTask | undefined>;
 }
 
 function delay(ms: number): Promise<void> {
@@ -54,12 +87,17 @@ export class PostgresEventBus implements EventBus {
   readonly #channel: string;
   readonly #origin = randomUUID();
   readonly #local = new InProcessEventBus();
-  /** Subscribed topics with their listener counts, by `tenant NUL taskId`. */
-  readonly #topics = new Map<string, number>();
+  readonly #readTask: PostgresEventBusOptions['readTask'];
+  /** Subscribed topics, by `tenant NUL taskId`. */
+  readonly #topics = new Map<string, TopicState>();
   #client: pg.Client | undefined;
   #closed = false;
-  #inbox: Envelope[] = [];
+  #inbox: InboxItem[] = [];
+  /** A catch-up of every topic is in the inbox (one is enough). */
+  #catchUpAllQueued = false;
   #draining = false;
+  /** Connections lost since the bus started (for tests and diagnostics). */
+  #reconnects = 0;
   #bodiesWritten = 0;
   /** Settles once LISTEN is in place (or failed). */
   readonly ready: Promise<void>;
@@ -67,6 +105,7 @@ export class PostgresEventBus implements EventBus {
 
   constructor(database: PostgresDatabase, options: PostgresEventBusOptions = {}) {
     this.#database = database;
+    this.#readTask = options.readTask;
     database.retain();
     this.#channel =
       options.channel ?? `a2a_events${database.schema ? `_${database.schema.toLowerCase()}` : ''}`;
@@ -77,15 +116,26 @@ export class PostgresEventBus implements EventBus {
     this.ready.catch(() => {});
   }
 
+  /** How many times the listening connection was re-established. */
+  get reconnects(): number {
+    return this.#reconnects;
+  }
+
   async #listen(): Promise<void> {
-    const client = this.#database.newClient();
+    // TCP keepalive: a connection that dies silently (no reset) is noticed, then re-made.
+    const client = this.#database.newClient({ keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('notification', (message) => {
       if (message.channel === this.#channel && message.payload) this.#receive(message.payload);
     });
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
-    await client.connect();
-    await client.query(`LISTEN ${this.#channel}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.#channel}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
     if (this.#closed) {
       await client.end().catch(() => {});
       return;
@@ -104,6 +154,10 @@ export class PostgresEventBus implements EventBus {
         if (this.#closed) return;
         try {
           await this.#listen();
+          if (this.#closed) return;
+          this.#reconnects++;
+          // Whatever was published while nobody listened is read back from the store.
+          this.#queueCatchUpAll();
           return;
         } catch {
           // try again
@@ -113,7 +167,7 @@ export class PostgresEventBus implements EventBus {
   }
 
   publish(topic: TaskTopic, event: TaskEvent): Promise<void> {
-    this.#local.publish(topic, event);
+    this.#deliver(topic.tenant, event);
     const inline: Envelope = { o: this.#origin, t: topic.tenant, k: topic.taskId, e: event };
     const payload = JSON.stringify(inline);
     if (Buffer.byteLength(payload) <= MAX_INLINE_BYTES) {
@@ -150,17 +204,36 @@ export class PostgresEventBus implements EventBus {
 
   subscribe(topic: TaskTopic, listener: TaskEventListener): () => void {
     const key = `${topic.tenant}\u0000${topic.taskId}`;
-    this.#topics.set(key, (this.#topics.get(key) ?? 0) + 1);
+    let state = this.#topics.get(key);
+    if (!state) {
+      state = { tenant: topic.tenant, taskId: topic.taskId, listeners: 0, owner: undefined, version: 0 };
+      this.#topics.set(key, state);
+    }
+    state.listeners++;
+    state.owner ??= topic.owner;
     const unsubscribe = this.#local.subscribe(topic, listener);
     let subscribed = true;
     return () => {
       if (!subscribed) return;
       subscribed = false;
       unsubscribe();
-      const left = (this.#topics.get(key) ?? 1) - 1;
-      if (left === 0) this.#topics.delete(key);
-      else this.#topics.set(key, left);
+      const current = this.#topics.get(key);
+      if (current && --current.listeners === 0) this.#topics.delete(key);
     };
+  }
+
+  /** Delivers `event` to this process's subscribers, remembering the version they reached. */
+  #deliver(tenant: string, event: TaskEvent): void {
+    const state = this.#topics.get(`${tenant}\u0000${event.taskId}`);
+    if (state && event.version > state.version) state.version = event.version;
+    this.#local.publish({ tenant, taskId: event.taskId }, event);
+  }
+
+  #queueCatchUpAll(): void {
+    if (this.#catchUpAllQueued || !this.#readTask) return;
+    this.#catchUpAllQueued = true;
+    this.#inbox.push({ catchUp: 'all' });
+    if (!this.#draining) void this.#drain();
   }
 
   #receive(payload: string): void {
@@ -171,7 +244,16 @@ export class PostgresEventBus implements EventBus {
       return;
     }
     if (envelope.o === this.#origin || !this.#topics.has(`${envelope.t}\u0000${envelope.k}`)) return;
-    if (this.#inbox.length >= MAX_INBOX) this.#inbox.shift();
+    if (this.#inbox.length >= MAX_INBOX) {
+      if (this.#readTask) {
+        // Too far behind: drop the backlog and read the tasks back instead (bounded memory).
+        this.#inbox = [];
+        this.#catchUpAllQueued = false;
+        this.#queueCatchUpAll();
+        return;
+      }
+      this.#inbox.shift();
+    }
     this.#inbox.push(envelope);
     if (!this.#draining) void this.#drain();
   }
@@ -181,7 +263,17 @@ export class PostgresEventBus implements EventBus {
     this.#draining = true;
     try {
       while (this.#inbox.length > 0 && !this.#closed) {
-        const envelope = this.#inbox.shift()!;
+        const item = this.#inbox.shift()!;
+        if ('catchUp' in item) {
+          if (item.catchUp === 'all') {
+            this.#catchUpAllQueued = false;
+            await this.#catchUp([...this.#topics.keys()]);
+          } else {
+            await this.#catchUp([item.catchUp], item.attempt);
+          }
+          continue;
+        }
+        const envelope = item;
         let event = envelope.e;
         if (!event && envelope.r !== undefined) {
           try {
@@ -191,13 +283,63 @@ export class PostgresEventBus implements EventBus {
             );
             if (rows[0]) event = JSON.parse(rows[0].payload) as TaskEvent;
           } catch {
-            // Body gone or unreadable: the stream sees the next event (its version tells).
+            // Unreadable: caught up from the store below.
+          }
+          if (!event) {
+            await this.#catchUp([`${envelope.t}\u0000${envelope.k}`]);
+            continue;
           }
         }
-        if (event) this.#local.publish({ tenant: envelope.t, taskId: envelope.k }, event);
+        if (event) this.#deliver(envelope.t, event);
       }
     } finally {
       this.#draining = false;
+    }
+  }
+
+  /**
+   * Reads the tasks of `keys` again and hands each subscribed one that moved past the version
+   * delivered here to its subscribers as a `task` event. A task that cannot be read now is
+   * tried again later (with backoff, while subscribed).
+   */
+  async #catchUp(keys: string[], attempt = 0): Promise<void> {
+    const readTask = this.#readTask;
+    if (!readTask) return;
+    const failed: string[] = [];
+    for (let i = 0; i < keys.length && !this.#closed; i += CATCH_UP_CONCURRENCY) {
+      const chunk = keys.slice(i, i + CATCH_UP_CONCURRENCY);
+      await Promise.all(
+        chunk.map(async (key) => {
+          const state = this.#topics.get(key);
+          if (!state?.owner) return;
+          let record: StoredTask | undefined;
+          try {
+            record = await readTask({ tenant: state.tenant, owner: state.owner }, state.taskId);
+          } catch {
+            failed.push(key);
+            return;
+          }
+          // Still subscribed, and newer than anything delivered meanwhile?
+          if (!record || this.#topics.get(key) !== state || record.version <= state.version) return;
+          const task = record.task;
+          this.#deliver(state.tenant, {
+            taskId: task.id,
+            version: record.version,
+            state: task.status.state,
+            response: { task },
+          });
+        }),
+      );
+    }
+    if (failed.length > 0 && !this.#closed) {
+      void delay(Math.min(100 * 2 ** attempt, 5_000)).then(() => {
+        if (this.#closed) return;
+        const still = failed.filter((key) => this.#topics.has(key));
+        if (still.length === 0) return;
+        // Through the inbox, so it stays ordered with notifications that arrive meanwhile.
+        for (const key of still) this.#inbox.push({ catchUp: key, attempt: attempt + 1 });
+        if (!this.#draining) void this.#drain();
+      });
     }
   }
 

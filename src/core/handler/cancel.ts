@@ -3,9 +3,8 @@
  * task is moved to CANCELED here, and a running execution has its signal aborted.
  */
 import { A2AError, TaskNotCancelableError } from '../../errors/a2a-error.js';
-import { isTerminalState, Role, TaskState } from '../../model/enums.js';
-import { newId } from '../../model/ids.js';
-import type { CancelTaskRequest, Message, Task } from '../../model/schema.js';
+import { isTerminalState, TaskState } from '../../model/enums.js';
+import type { CancelTaskRequest, Task } from '../../model/schema.js';
 import { isCancelable } from '../../model/state-machine.js';
 import type { ServerCallContext } from '../context.js';
 import { errorText, ExecutionSink } from '../event-sink.js';
@@ -15,7 +14,7 @@ import { TaskCanceledReason } from './abort-reasons.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 import { Execution } from './execution.js';
 import { notCancelable, notFound } from './refusals.js';
-import { agentRequestContext } from './request-context.js';
+import { agentRequestContext, lastClientMessage } from './request-context.js';
 import type { TaskTurns } from './turns.js';
 
 export async function cancelTask(
@@ -65,19 +64,4 @@ export async function cancelTask(
   if (record.task.status.state !== TaskState.CANCELED) throw notCancelable(record.task);
   turns.current(ctx.tenant, request.id)?.abort(new TaskCanceledReason(request.id));
   return viewTask(record.task);
-}
-
-/** The message the cancel hook is given: the client's latest on the task. */
-function lastClientMessage(task: Task): Message {
-  const history = task.history ?? [];
-  for (let i = history.length - 1; i >= 0; i--) {
-    if (history[i]!.role === Role.USER) return history[i]!;
-  }
-  return {
-    messageId: newId(),
-    role: Role.USER,
-    parts: [{ text: '' }],
-    taskId: task.id,
-    contextId: task.contextId ?? '',
-  };
 }

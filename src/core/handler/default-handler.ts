@@ -29,6 +29,7 @@ import { checkIdempotencyTtl } from '../idempotency.js';
 import { DEFAULT_INTERRUPTED_TIMEOUT_MS } from '../interrupted-timer.js';
 import { ListCursorCodec } from '../list-cursor.js';
 import { ExecutionLeases } from '../recovery.js';
+import { StoreRetention } from '../retention.js';
 import { isLeaseStore } from '../stores/leases.js';
 import { PAGE_TOKEN_SECRET_NAME } from '../stores/sql/shared.js';
 import { MemoryPushConfigStore } from '../stores/memory/push-config-store.js';
@@ -70,6 +71,7 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #streams: OpenStreams;
   readonly #settlements: Settlements;
   readonly #send: SendOperations;
+  readonly #retention: StoreRetention | undefined;
 
   constructor(options: DefaultRequestHandlerOptions) {
     this.#extendedCard = options.extendedCard;
@@ -100,14 +102,22 @@ export class DefaultRequestHandler implements RequestHandler {
           : undefined,
       closed: false,
     };
-    this.#deps.leases?.start();
     // Without an operator's secret, a store that keeps one gives every replica (and the next
     // start) the same key; otherwise this handler makes a random one.
     if (options.pageTokenSecret !== undefined || !store.getOrCreateSecret) {
       this.#cursors = new ListCursorCodec(options.pageTokenSecret);
     }
     const idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
+    this.#retention =
+      options.retention === false
+        ? undefined
+        : new StoreRetention(store, options.retention ?? {}, idempotencyTtlMs);
     this.#executions = new Executions(this.#deps);
+    // A resumable executor gets its cut-off tasks back instead of their failure.
+    if (options.executor.resumable) {
+      this.#deps.leases?.resumeWith((scope, record) => this.#executions.resume(scope, record));
+    }
+    this.#deps.leases?.start();
     this.#streams = new OpenStreams(this.#deps, {
       maxEvents: options.maxStreamQueueEvents ?? DEFAULT_STREAM_QUEUE_EVENTS,
       maxBytes: options.maxStreamQueueBytes ?? DEFAULT_STREAM_QUEUE_BYTES,
@@ -120,6 +130,7 @@ export class DefaultRequestHandler implements RequestHandler {
       this.#settlements,
       idempotencyTtlMs,
     );
+    this.#retention?.start();
   }
 
   /** The TaskManager (for push delivery and tools that need to observe tasks). */
@@ -213,11 +224,13 @@ export class DefaultRequestHandler implements RequestHandler {
   async close(): Promise<void> {
     if (this.#deps.closed) return;
     this.#deps.closed = true;
+    // The heartbeat stops first: leases handed back while executions drain stay expired.
+    this.#deps.leases?.close();
     this.#deps.manager.close();
     this.#executions.stopAll();
     this.#streams.endAll();
     this.#settlements.releaseAll();
     await this.#executions.drain();
-    this.#deps.leases?.close();
+    this.#retention?.close();
   }
 }

@@ -1,5 +1,6 @@
 /** The options of the DefaultRequestHandler. */
 import type { RecoveryOptions } from '../recovery.js';
+import type { RetentionOptions } from '../retention.js';
 import type { AgentCard } from '../../model/schema.js';
 import type { ServerCallContext } from '../context.js';
 import type { EventBus } from '../event-bus/event-bus.js';
@@ -75,4 +76,12 @@ export interface DefaultRequestHandlerOptions {
    * @default on, with a 30 s lease
    */
   recovery?: RecoveryOptions | false;
+  /**
+   * The retention job, run at start and every `intervalMs` (10 minutes) on stores that
+   * support it (SQLite, PostgreSQL, memory): deletes idempotency records older than the
+   * idempotency window, and terminal tasks older than `terminalTasksMaxAgeMs` when it is set.
+   * `false` turns it off (run `purgeIdempotencyBefore` / `purgeTerminalBefore` yourself).
+   * @default on: idempotency records after 24 hours, terminal tasks kept
+   */
+  retention?: RetentionOptions | false;
 }

@@ -10,6 +10,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../../model/schema.js';
 import type { ServerCallContext } from '../context.js';
+import { wirePushConfig, type StoredPushConfig } from '../stores/push-config-store.js';
 import { requireTask, scopeOf, type HandlerDependencies } from './dependencies.js';
 import { invalidParam, requirePush } from './refusals.js';
 
@@ -23,7 +24,8 @@ export async function createTaskPushNotificationConfig(
   requirePush(deps.card());
   if (!request.taskId) throw invalidParam('taskId', 'is required');
   await requireTask(deps, ctx, request.taskId);
-  return deps.pushStore.put(scopeOf(ctx), pushConfigFor(request, request.taskId));
+  const stored = await deps.pushStore.put(scopeOf(ctx), pushConfigFor(request, request.taskId, ctx));
+  return wirePushConfig(stored);
 }
 
 export async function getTaskPushNotificationConfig(
@@ -38,7 +40,7 @@ export async function getTaskPushNotificationConfig(
     throw new TaskNotFoundError(
       `push notification config ${request.id} not found for task ${request.taskId}`,
     );
-  return config;
+  return wirePushConfig(config);
 }
 
 export async function listTaskPushNotificationConfigs(
@@ -59,7 +61,7 @@ export async function listTaskPushNotificationConfigs(
   }
   const page = await deps.pushStore.list(scopeOf(ctx), request.taskId, pageSize, afterId);
   return {
-    configs: page.configs,
+    configs: page.configs.map(wirePushConfig),
     nextPageToken: page.nextAfterId === undefined ? '' : encodePushToken(page.nextAfterId),
   };
 }
@@ -75,13 +77,25 @@ export async function deleteTaskPushNotificationConfig(
   return {};
 }
 
-/** The config as stored: for `taskId`, with an id (generated when the client gave none), without `tenant`. */
+/**
+ * The config as stored: for `taskId`, with an id (generated when the client gave none), without
+ * `tenant`, and with the protocol version of the call that registers it (so a config created by
+ * a v0.3 client is notified in v0.3 form, SRV-COMPAT-8). Only the wire fields are taken from
+ * `request`: a client cannot set the recorded version.
+ */
 export function pushConfigFor(
   request: TaskPushNotificationConfig,
   taskId: string,
-): TaskPushNotificationConfig & { id: string; taskId: string } {
-  const { tenant: _tenant, ...config } = request;
-  return { ...config, id: config.id ? config.id : newId(), taskId };
+  ctx: Pick<ServerCallContext, 'protocolVersion'>,
+): StoredPushConfig & { id: string; taskId: string } {
+  return {
+    id: request.id ? request.id : newId(),
+    taskId,
+    url: request.url,
+    ...(request.token !== undefined ? { token: request.token } : {}),
+    ...(request.authentication !== undefined ? { authentication: request.authentication } : {}),
+    protocolVersion: ctx.protocolVersion,
+  };
 }
 
 function encodePushToken(afterId: string): string {

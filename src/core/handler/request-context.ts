@@ -1,5 +1,7 @@
 /** The {@link RequestContext} an agent receives for one execution. */
-import type { AgentCard, Message, SendMessageRequest } from '../../model/schema.js';
+import { Role } from '../../model/enums.js';
+import { newId } from '../../model/ids.js';
+import type { AgentCard, Message, SendMessageRequest, Task } from '../../model/schema.js';
 import { activateExtension, type ServerCallContext } from '../context.js';
 import { messageData, messageText, type RequestContext } from '../executor.js';
 import type { StoredTask } from '../stores/task-store.js';
@@ -16,6 +18,7 @@ export function agentRequestContext(
   request: SendMessageRequest | undefined,
   execution: Execution,
   card: AgentCard,
+  resumed = false,
 ): RequestContext {
   return {
     message,
@@ -34,5 +37,21 @@ export function agentRequestContext(
     text: messageText(message),
     data: messageData(message),
     activateExtension: (uri) => activateExtension(ctx, card, uri),
+    ...(resumed ? { resumed: true } : {}),
+  };
+}
+
+/** The client's latest message on `task` (for a cancel hook or a resumed execution), else an empty one. */
+export function lastClientMessage(task: Task): Message {
+  const history = task.history ?? [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i]!.role === Role.USER) return history[i]!;
+  }
+  return {
+    messageId: newId(),
+    role: Role.USER,
+    parts: [{ text: '' }],
+    taskId: task.id,
+    contextId: task.contextId ?? '',
   };
 }

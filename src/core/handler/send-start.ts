@@ -68,7 +68,7 @@ export async function startSend(
     }
     const clientMessage: Message = { ...message, taskId, contextId };
     if (stream) {
-      const unsubscribe = deps.bus.subscribe({ tenant, taskId }, stream.handle);
+      const unsubscribe = deps.bus.subscribe({ tenant, taskId, owner: scope.owner }, stream.handle);
       stream.onEnd(unsubscribe);
     }
     if (existing) {
@@ -82,7 +82,7 @@ export async function startSend(
         throw error;
       }
     }
-    if (pushConfig) await pushStore.put(scope, pushConfigFor(pushConfig, taskId));
+    if (pushConfig) await pushStore.put(scope, pushConfigFor(pushConfig, taskId, ctx));
     // A new task's id is unknown to anyone else: its turn is free.
     const turn = execution ?? turns.take(tenant, taskId)!;
     execution = undefined; // the agent owns the turn from here

@@ -50,7 +50,7 @@ export class Settlements {
         if (finished || signal || pendingListen) return;
         pendingListen = setImmediate(listen);
       };
-      const unsubscribe = bus.subscribe({ tenant: scope.tenant, taskId }, (event) => {
+      const unsubscribe = bus.subscribe({ tenant: scope.tenant, taskId, owner: scope.owner }, (event) => {
         if (!event.executionEnded && isSettled(event.state)) check();
       });
       const finish = (record: StoredTask | undefined, error?: unknown): void => {

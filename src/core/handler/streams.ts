@@ -39,7 +39,10 @@ export class OpenStreams {
     taskId: string,
     closeIfSettled: boolean,
   ): Promise<void> {
-    const unsubscribe = this.deps.bus.subscribe({ tenant: scope.tenant, taskId }, stream.handle);
+    const unsubscribe = this.deps.bus.subscribe(
+      { tenant: scope.tenant, taskId, owner: scope.owner },
+      stream.handle,
+    );
     stream.onEnd(unsubscribe);
     const record = await this.deps.manager.get(scope, taskId);
     if (!record) {

@@ -83,7 +83,9 @@ export function openStores(spec: string, options: OpenStoresOptions = {}): Opene
     });
     const taskStore = new PostgresTaskStore(database);
     const pushConfigStore = new PostgresPushConfigStore(database);
-    const eventBus = new PostgresEventBus(database);
+    const eventBus = new PostgresEventBus(database, {
+      readTask: (scope, taskId) => taskStore.get(scope, taskId),
+    });
     void database.release();
     return {
       taskStore,

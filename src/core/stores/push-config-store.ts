@@ -5,22 +5,33 @@
 import type { TaskPushNotificationConfig } from '../../model/schema.js';
 import type { TaskScope } from './task-store.js';
 
+/**
+ * A config as a store keeps it: the wire config and what the server recorded beside it. Stores
+ * keep the whole object as one document; the handler takes the recorded facts off before a
+ * config goes back to a client ({@link wirePushConfig}).
+ */
+export interface StoredPushConfig extends TaskPushNotificationConfig {
+  /**
+   * The A2A protocol version of the call that registered the config (`ServerCallContext.
+   * protocolVersion`: `1.0`, or `0.3` through the v0.3 layer); delivery sends notifications in
+   * that version's form (SRV-COMPAT-8). Absent on configs stored before it was recorded: 1.0.
+   */
+  protocolVersion?: string;
+}
+
 /** A page of configs, ordered by id. */
 export interface PushConfigPage {
-  readonly configs: TaskPushNotificationConfig[];
+  readonly configs: StoredPushConfig[];
   /** Id to continue after, or undefined on the last page. */
   readonly nextAfterId: string | undefined;
 }
 
-/** Where push configs live. Implementations: memory (here), SQLite and PostgreSQL (later). */
+/** Where push configs live. Implementations: memory, SQLite and PostgreSQL. */
 export interface PushConfigStore {
-  /** Inserts or replaces `config` (its `id` and `taskId` set) and returns the stored config. */
-  put(
-    scope: TaskScope,
-    config: TaskPushNotificationConfig & { id: string; taskId: string },
-  ): Promise<TaskPushNotificationConfig>;
+  /** Inserts or replaces `config` (its `id` and `taskId` set) and returns it as stored, every field kept. */
+  put(scope: TaskScope, config: StoredPushConfig & { id: string; taskId: string }): Promise<StoredPushConfig>;
   /** The config `id` of task `taskId`, or undefined. */
-  get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined>;
+  get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined>;
   /** Configs of a task ordered by id, `limit` at most, after `afterId` when given. */
   list(scope: TaskScope, taskId: string, limit: number, afterId?: string): Promise<PushConfigPage>;
   /** Removes one config; true when it existed. */
@@ -28,4 +39,18 @@ export interface PushConfigStore {
   /** Removes every config of a task (when the task is purged). */
   deleteAll(scope: TaskScope, taskId: string): Promise<void>;
   close?(): Promise<void>;
+}
+
+/**
+ * The config as a client sees it: the wire fields only, so nothing recorded beside them (such as
+ * the version) reaches a client, whatever else a stored document holds.
+ */
+export function wirePushConfig(config: StoredPushConfig): TaskPushNotificationConfig {
+  return {
+    ...(config.id !== undefined ? { id: config.id } : {}),
+    ...(config.taskId !== undefined ? { taskId: config.taskId } : {}),
+    url: config.url,
+    ...(config.token !== undefined ? { token: config.token } : {}),
+    ...(config.authentication !== undefined ? { authentication: config.authentication } : {}),
+  };
 }

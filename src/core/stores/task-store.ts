@@ -153,6 +153,14 @@ export interface TaskStore {
    */
   purgeTerminalBefore?(cutoffMs: number): Promise<number>;
   /**
+   * Retention of idempotency records: deletes every record whose key was first taken before
+   * the instant `cutoffMs` (epoch ms), in every tenant, in bounded chunks (each its own
+   * transaction), and returns how many were deleted. The handler's retention job calls it
+   * with its age (the idempotency window by default). Optional: a store without it keeps
+   * its records (the memory store also bounds them itself).
+   */
+  purgeIdempotencyBefore?(cutoffMs: number): Promise<number>;
+  /**
    * The secret named `name`, made of 32 random bytes the first time it is asked for and the
    * same ever after, on every replica that shares the store (ListTasks page tokens use it, so
    * they survive a restart and work on any replica). Optional: without it each handler makes

@@ -73,6 +73,7 @@ export function observeExecutor(executor: AgentExecutor, options: ObserveExecuto
   const observed: AgentExecutor = {
     execute: (ctx: RequestContext, sink: TaskEventSink) =>
       run('execute', ctx, () => executor.execute(ctx, sink)),
+    ...(executor.resumable ? { resumable: true } : {}),
   };
   const cancel = executor.cancel;
   if (cancel) {

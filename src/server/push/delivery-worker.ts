@@ -9,8 +9,10 @@
  */
 import { setMaxListeners } from 'node:events';
 import { newId } from '../../model/ids.js';
-import type { TaskPushNotificationConfig } from '../../model/schema.js';
-import type { PushConfigStore } from '../../core/stores/push-config-store.js';
+import type { Task } from '../../model/schema.js';
+import type { PushConfigStore, StoredPushConfig } from '../../core/stores/push-config-store.js';
+import type { TaskScope } from '../../core/stores/task-store.js';
+import { isV03PushVersion, pushPayloadFor, type PushPayload } from '../../bindings/compat-v03/push.js';
 import {
   parseWebhookUrl,
   resolveWebhook,
@@ -31,6 +33,9 @@ import { WebhookClient, WebhookRequestError, type WebhookLimits } from './webhoo
 /** The header that carries the config's token (N11). */
 export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
 
+/** Reads a task as a client would see it (GetTask), for the notification bodies that carry the whole task. */
+export type PushTaskReader = (scope: TaskScope, taskId: string) => Promise<Task | undefined>;
+
 /** Options of {@link PushDeliveryWorker}. */
 export interface PushDeliveryWorkerOptions extends WebhookLimits {
   outbox: PushOutbox;
@@ -42,6 +47,12 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
   resolve?: HostResolver;
   /** Signs every notification when given. */
   signer?: NotificationSigner;
+  /**
+   * Where configs registered by v0.3 clients get the task they are sent (SRV-COMPAT-8); may
+   * also be given later with {@link PushDeliveryWorker.readTasksWith}. Without it they get
+   * the event in v0.3 form.
+   */
+  readTask?: PushTaskReader;
   /** Most POSTs in flight at once. @default 16 */
   concurrency?: number;
   /** How long a claim is held; must exceed `timeoutMs`. @default timeoutMs * 2 + 30000 */
@@ -65,6 +76,7 @@ export class PushDeliveryWorker {
   readonly #policy: AddressPolicy;
   readonly #resolve: HostResolver;
   readonly #signer: NotificationSigner | undefined;
+  #readTask: PushTaskReader | undefined;
   readonly #client: WebhookClient;
   readonly #concurrency: number;
   readonly #leaseMs: number;
@@ -87,6 +99,7 @@ export class PushDeliveryWorker {
     this.#policy = options.addressPolicy ?? {};
     this.#resolve = options.resolve ?? systemResolver;
     this.#signer = options.signer;
+    this.#readTask = options.readTask;
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
     const timeoutMs = options.timeoutMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? timeoutMs * 2 + 30_000;
@@ -96,6 +109,11 @@ export class PushDeliveryWorker {
     this.#client = new WebhookClient({ ...options, maxSockets: this.#concurrency });
     // Each running POST listens on the stop signal: at most `concurrency` at once, none left over.
     setMaxListeners(this.#concurrency + 1, this.#stop.signal);
+  }
+
+  /** Sets where v0.3-registered configs read the task they are sent (see `readTask`). */
+  readTasksWith(reader: PushTaskReader): void {
+    this.#readTask = reader;
   }
 
   /** Starts draining (the backlog a durable outbox kept across a restart included). */
@@ -205,8 +223,9 @@ export class PushDeliveryWorker {
     try {
       const url = parseWebhookUrl(config.url, this.#policy);
       const address = await resolveWebhook(url, this.#policy, this.#resolve);
-      const headers = await this.#headers(config, delivery, url);
-      const result = await this.#client.post(url, address, headers, delivery.payload, this.#stop.signal);
+      const payload = await this.#payload(config, delivery);
+      const headers = await this.#headers(config, delivery, url, payload);
+      const result = await this.#client.post(url, address, headers, payload.body, this.#stop.signal);
       outcome =
         result.status >= 200 && result.status < 300
           ? { status: result.status }
@@ -242,13 +261,27 @@ export class PushDeliveryWorker {
     await this.#settle(delivery, started, outcome, settlement);
   }
 
+  /**
+   * The body in the form the config was registered with (SRV-COMPAT-8): the outbox's v1.0
+   * StreamResponse as is, or for a v0.3 config the v0.3 form, built now from the task as it is.
+   */
+  async #payload(config: StoredPushConfig, delivery: PushDelivery): Promise<PushPayload> {
+    const version = config.protocolVersion;
+    const task =
+      isV03PushVersion(version) && this.#readTask
+        ? await this.#readTask({ tenant: delivery.tenant, owner: delivery.owner }, delivery.taskId)
+        : undefined;
+    return pushPayloadFor(version, delivery.payload, task);
+  }
+
   async #headers(
-    config: TaskPushNotificationConfig,
+    config: StoredPushConfig,
     delivery: PushDelivery,
     url: URL,
+    payload: PushPayload,
   ): Promise<Record<string, string>> {
     const headers: Record<string, string> = {
-      'content-type': 'application/a2a+json',
+      'content-type': payload.contentType,
       'user-agent': 'a2a-kit push',
       [PUSH_ID_HEADER]: delivery.id,
     };
@@ -257,7 +290,7 @@ export class PushDeliveryWorker {
       headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
     if (config.token) headers[PUSH_TOKEN_HEADER] = config.token;
     if (this.#signer)
-      headers[PUSH_SIGNATURE_HEADER] = await this.#signer.sign(delivery.payload, url.href, delivery.id);
+      headers[PUSH_SIGNATURE_HEADER] = await this.#signer.sign(payload.body, url.href, delivery.id);
     return headers;
   }
 

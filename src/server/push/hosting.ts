@@ -13,6 +13,7 @@ import type { PushOutbox } from '../../core/push/outbox.js';
 import { RetryPolicy, type RetryOptions } from '../../core/push/retry-policy.js';
 import type { WebhookLimits } from './webhook-request.js';
 import type { TaskManager } from '../../core/task-manager.js';
+import { viewTask } from '../../core/task-view.js';
 import { MemoryPushConfigStore } from '../../core/stores/memory/push-config-store.js';
 import type { PushConfigStore } from '../../core/stores/push-config-store.js';
 
@@ -87,6 +88,11 @@ export class PushHosting {
       );
     }
     manager.attachPushOutbox(this.outbox);
+    // v0.3 receivers get the whole task, read when the notification is sent (SRV-COMPAT-8).
+    this.worker.readTasksWith(async (scope, taskId) => {
+      const stored = await manager.get(scope, taskId);
+      return stored ? viewTask(stored.task) : undefined;
+    });
     this.worker.start();
     const wrapped = interceptHandler(handler, [pushConfigInterceptor(this.#policy, this.#resolve)]);
     const inner = handler as RequestHandler & { close?: () => Promise<void> };

@@ -11,6 +11,7 @@ import {
 import { TaskState } from '../../../src/model/enums.js';
 import type { StreamResponse, Task } from '../../../src/model/schema.js';
 import type { RequestContext, TaskEventSink } from '../../../src/core/executor.js';
+import { createCallContext } from '../../../src/core/context.js';
 import type { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
 import {
   callAs,
@@ -744,6 +745,39 @@ describe('push configs and the extended card', () => {
       handler.deleteTaskPushNotificationConfig({ taskId: 'missing', id: 'x' }, alice),
       TaskNotFoundError,
     );
+  });
+
+  test('SRV-COMPAT-8: a config is stored with the version of the call that registered it, never shown', async (t) => {
+    const { handler, pushStore } = createTestHandler(scriptedAgent, {
+      capabilities: { streaming: true, pushNotifications: true },
+    });
+    t.after(() => handler.close());
+    const v03 = createCallContext({ principal: { id: 'alice' }, protocolVersion: '0.3' });
+    const task = (
+      await handler.sendMessage(
+        {
+          message: userMessage('ask'),
+          configuration: { taskPushNotificationConfig: { id: 'inline', url: 'https://a.example/hook' } },
+        },
+        v03,
+      )
+    ).task!;
+    const created = await handler.createTaskPushNotificationConfig(
+      // A client cannot choose the recorded version: only the wire fields are taken.
+      { taskId: task.id, id: 'v10', url: 'https://b.example', protocolVersion: '0.3' } as never,
+      alice,
+    );
+    assert.deepEqual(created, { id: 'v10', taskId: task.id, url: 'https://b.example' });
+    const scope = { tenant: '', owner: 'alice' };
+    assert.equal((await pushStore.get(scope, task.id, 'inline'))?.protocolVersion, '0.3');
+    assert.equal((await pushStore.get(scope, task.id, 'v10'))?.protocolVersion, '1.0');
+    assert.deepEqual(await handler.getTaskPushNotificationConfig({ taskId: task.id, id: 'inline' }, alice), {
+      id: 'inline',
+      taskId: task.id,
+      url: 'https://a.example/hook',
+    });
+    const listed = await handler.listTaskPushNotificationConfigs({ taskId: task.id }, alice);
+    assert.ok(listed.configs?.every((c) => !('protocolVersion' in c)));
   });
 
   test('SRV-XCARD-2/3: extended card gated by the capability and by configuration', async (t) => {

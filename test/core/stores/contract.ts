@@ -11,6 +11,7 @@ import { DefaultRequestHandler } from '../../../src/core/handler/default-handler
 import type { PushConfigStore } from '../../../src/core/stores/push-config-store.js';
 import {
   TaskVersionConflictError,
+  type IdempotencyKey,
   type IdempotencyRecord,
   type StoredTask,
   type TaskQuery,
@@ -82,6 +83,13 @@ async function walk(store: TaskStore, query: TaskQuery, between?: () => Promise<
     if (between) await between();
   }
   throw new Error('too many pages');
+}
+
+/** A clock reading later than every record written so far (waits out the current millisecond). */
+async function laterMillisecond(): Promise<number> {
+  const now = Date.now();
+  for (let i = 0; i < 1_000 && Date.now() <= now; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  return Date.now();
 }
 
 /** Registers the contract tests for the stores `factory` makes. */
@@ -349,6 +357,39 @@ export function storeContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    test('retention of idempotency records: taken before the cutoff are deleted, in bounded chunks', async (t) => {
+      const { taskStore } = await open(t, factory);
+      assert.ok(taskStore.purgeIdempotencyBefore, 'the store supports idempotency retention');
+      const key = (messageId: string, tenant = T): IdempotencyKey => ({
+        tenant,
+        principal: 'alice',
+        messageId,
+      });
+      const pending = (taskId: string): IdempotencyRecord => ({ status: 'pending', taskId });
+      assert.equal(await taskStore.claimIdempotencyKey(key('old'), pending('t-old')), undefined);
+      await taskStore.setIdempotencyRecord(key('old-other-tenant', 'x'), { status: 'task', taskId: 't-x' });
+      const cutoff = await laterMillisecond();
+      assert.equal(await taskStore.claimIdempotencyKey(key('new'), pending('t-new')), undefined);
+      // Turning a pending record into its result keeps the time its key was taken.
+      await taskStore.setIdempotencyRecord(key('new'), { status: 'task', taskId: 't-new' });
+      assert.equal(await taskStore.purgeIdempotencyBefore(cutoff - 1_000), 0);
+      assert.equal(await taskStore.purgeIdempotencyBefore(cutoff), 2);
+      assert.equal(await taskStore.purgeIdempotencyBefore(cutoff), 0);
+      // The old messageId is free again; the new one is still remembered.
+      assert.equal(await taskStore.claimIdempotencyKey(key('old'), pending('t-old-2')), undefined);
+      assert.deepEqual(await taskStore.claimIdempotencyKey(key('new'), pending('t-other')), {
+        status: 'task',
+        taskId: 't-new',
+      });
+      const claims: Promise<unknown>[] = [];
+      for (let i = 0; i < 1_200; i++)
+        claims.push(taskStore.claimIdempotencyKey(key(`m-${i}`), pending(`t-${i}`)));
+      await Promise.all(claims);
+      const all = await laterMillisecond();
+      assert.equal(await taskStore.purgeIdempotencyBefore(all), 1_202);
+      assert.equal(await taskStore.claimIdempotencyKey(key('m-7'), pending('again')), undefined);
+    });
+
     test('retention: purgeTerminalBefore deletes only terminal tasks older than the cutoff', async (t) => {
       const stores = await open(t, factory);
       const { taskStore, pushConfigStore } = stores;
@@ -424,6 +465,19 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await push.deleteAll(ALICE, 'a');
       assert.deepEqual((await push.list(ALICE, 'a', 10)).configs, []);
       assert.equal((await push.list(ALICE, 'b', 10)).configs.length, 1);
+    });
+
+    test('SRV-COMPAT-8: push configs keep the recorded protocol version, across a restart too', async (t) => {
+      const stores = await open(t, factory);
+      const v03 = { ...pushConfig('a', 'old'), protocolVersion: '0.3' };
+      assert.deepEqual(await stores.pushConfigStore.put(ALICE, v03), v03);
+      assert.deepEqual(await stores.pushConfigStore.get(ALICE, 'a', 'old'), v03);
+      assert.deepEqual((await stores.pushConfigStore.list(ALICE, 'a', 10)).configs, [v03]);
+      if (stores.reopen) {
+        const again = await stores.reopen();
+        t.after(() => again.close());
+        assert.deepEqual(await again.pushConfigStore.get(ALICE, 'a', 'old'), v03);
+      }
     });
 
     test('page-token secret: created once, the same on every read and after a restart', async (t) => {

@@ -158,13 +158,19 @@ export class MemoryIdempotencyRecords {
 
   /** Forgets records older than the age bound (the order is the order keys were taken). */
   #forgetOld(now: number): void {
-    const limit = now - this.#idempotencyMaxAgeMs;
+    this.forgetBefore(now - this.#idempotencyMaxAgeMs);
+  }
+
+  /** Forgets the records whose key was taken before `limitMs`; returns how many. */
+  forgetBefore(limitMs: number): number {
+    const before = this.#idempotencyCount;
     while (this.#orderHead < this.#orderIds.length) {
       const held = this.#orderLeaves[this.#orderHead]!.get(this.#orderIds[this.#orderHead]!);
-      if (held && held.heldSinceMs >= limit) break;
+      if (held && held.heldSinceMs >= limitMs) break;
       this.#forgetHead();
     }
     this.#tidyOrder();
+    return before - this.#idempotencyCount;
   }
 
   /**

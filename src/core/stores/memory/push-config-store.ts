@@ -1,12 +1,11 @@
 /** The push notification configs in process memory. */
-import type { TaskPushNotificationConfig } from '../../../model/schema.js';
-import type { PushConfigPage, PushConfigStore } from '../push-config-store.js';
+import type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../push-config-store.js';
 import type { TaskScope } from '../task-store.js';
 
 /** A {@link PushConfigStore} in process memory. */
 export class MemoryPushConfigStore implements PushConfigStore {
   /** Configs by scope + task id, then by config id. */
-  readonly #byTask = new Map<string, Map<string, TaskPushNotificationConfig>>();
+  readonly #byTask = new Map<string, Map<string, StoredPushConfig>>();
 
   #key(scope: TaskScope, taskId: string): string {
     return `${scope.tenant}\u0000${scope.owner}\u0000${taskId}`;
@@ -14,8 +13,8 @@ export class MemoryPushConfigStore implements PushConfigStore {
 
   put(
     scope: TaskScope,
-    config: TaskPushNotificationConfig & { id: string; taskId: string },
-  ): Promise<TaskPushNotificationConfig> {
+    config: StoredPushConfig & { id: string; taskId: string },
+  ): Promise<StoredPushConfig> {
     const key = this.#key(scope, config.taskId);
     let configs = this.#byTask.get(key);
     if (!configs) {
@@ -27,7 +26,7 @@ export class MemoryPushConfigStore implements PushConfigStore {
     return Promise.resolve(structuredClone(stored));
   }
 
-  get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+  get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
     const config = this.#byTask.get(this.#key(scope, taskId))?.get(id);
     return Promise.resolve(config ? structuredClone(config) : undefined);
   }

@@ -286,6 +286,10 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
+  purgeIdempotencyBefore(cutoffMs: number): Promise<number> {
+    return Promise.resolve(this.#idempotency.forgetBefore(cutoffMs));
+  }
+
   /** Approximate heap bytes of the idempotency records; for tests and diagnostics. */
   get idempotencyBytes(): number {
     return this.#idempotency.bytes;

@@ -1,6 +1,5 @@
 /** A {@link PushConfigStore} on PostgreSQL, in the same database as the tasks. */
-import type { TaskPushNotificationConfig } from '../../../model/schema.js';
-import type { PushConfigPage, PushConfigStore } from '../push-config-store.js';
+import type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../push-config-store.js';
 import type { TaskScope } from '../task-store.js';
 import type { PostgresDatabase } from './database.js';
 
@@ -15,8 +14,8 @@ export class PostgresPushConfigStore implements PushConfigStore {
 
   async put(
     scope: TaskScope,
-    config: TaskPushNotificationConfig & { id: string; taskId: string },
-  ): Promise<TaskPushNotificationConfig> {
+    config: StoredPushConfig & { id: string; taskId: string },
+  ): Promise<StoredPushConfig> {
     const doc = JSON.stringify(config);
     // An upsert: safe to repeat after a lost connection.
     await this.#write(
@@ -24,15 +23,15 @@ export class PostgresPushConfigStore implements PushConfigStore {
        ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET doc = excluded.doc`,
       [scope.tenant, scope.owner, config.taskId, config.id, doc],
     );
-    return JSON.parse(doc) as TaskPushNotificationConfig;
+    return JSON.parse(doc) as StoredPushConfig;
   }
 
-  async get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+  async get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
     const { rows } = await this.database.query<{ doc: string }>(
       'SELECT doc FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4',
       [scope.tenant, scope.owner, taskId, id],
     );
-    return rows[0] ? (JSON.parse(rows[0].doc) as TaskPushNotificationConfig) : undefined;
+    return rows[0] ? (JSON.parse(rows[0].doc) as StoredPushConfig) : undefined;
   }
 
   async list(scope: TaskScope, taskId: string, limit: number, afterId?: string): Promise<PushConfigPage> {
@@ -44,7 +43,7 @@ export class PostgresPushConfigStore implements PushConfigStore {
     const more = rows.length > limit;
     if (more) rows.pop();
     return {
-      configs: rows.map((row) => JSON.parse(row.doc) as TaskPushNotificationConfig),
+      configs: rows.map((row) => JSON.parse(row.doc) as StoredPushConfig),
       nextAfterId: more ? rows[rows.length - 1]!.id : undefined,
     };
   }

@@ -264,6 +264,21 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     }
   }
 
+  async purgeIdempotencyBefore(cutoffMs: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      // One bounded statement per chunk (safe to repeat: a retry deletes what is still there).
+      const { rowCount } = await this.database.query(
+        `DELETE FROM a2a_idempotency WHERE ctid IN (
+           SELECT ctid FROM a2a_idempotency WHERE created_ms < $1 LIMIT ${PURGE_CHUNK})`,
+        [cutoffMs],
+      );
+      const n = rowCount ?? 0;
+      total += n;
+      if (n < PURGE_CHUNK) return total;
+    }
+  }
+
   async getOrCreateSecret(name: string): Promise<Uint8Array> {
     await this.database.query(
       'INSERT INTO a2a_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING',

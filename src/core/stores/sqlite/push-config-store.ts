@@ -1,7 +1,6 @@
 /** A {@link PushConfigStore} in the same SQLite file as the tasks. */
 import type { Statement } from 'better-sqlite3';
-import type { TaskPushNotificationConfig } from '../../../model/schema.js';
-import type { PushConfigPage, PushConfigStore } from '../push-config-store.js';
+import type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../push-config-store.js';
 import type { TaskScope } from '../task-store.js';
 import { SqliteDatabase, type SqliteOptions } from './database.js';
 
@@ -40,19 +39,19 @@ export class SqlitePushConfigStore implements PushConfigStore {
 
   put(
     scope: TaskScope,
-    config: TaskPushNotificationConfig & { id: string; taskId: string },
-  ): Promise<TaskPushNotificationConfig> {
+    config: StoredPushConfig & { id: string; taskId: string },
+  ): Promise<StoredPushConfig> {
     const doc = JSON.stringify(config);
     return this.database.write(() => {
       this.#put.run(scope.tenant, scope.owner, config.taskId, config.id, doc);
-      return JSON.parse(doc) as TaskPushNotificationConfig;
+      return JSON.parse(doc) as StoredPushConfig;
     });
   }
 
-  get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+  get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
     try {
       const row = this.#get.get(scope.tenant, scope.owner, taskId, id);
-      return Promise.resolve(row ? (JSON.parse(row.doc) as TaskPushNotificationConfig) : undefined);
+      return Promise.resolve(row ? (JSON.parse(row.doc) as StoredPushConfig) : undefined);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -64,7 +63,7 @@ export class SqlitePushConfigStore implements PushConfigStore {
       const more = rows.length > limit;
       if (more) rows.pop();
       return Promise.resolve({
-        configs: rows.map((row) => JSON.parse(row.doc) as TaskPushNotificationConfig),
+        configs: rows.map((row) => JSON.parse(row.doc) as StoredPushConfig),
         nextAfterId: more ? rows[rows.length - 1]!.id : undefined,
       });
     } catch (error) {

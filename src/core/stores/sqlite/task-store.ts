@@ -243,6 +243,20 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     }
   }
 
+  async purgeIdempotencyBefore(cutoffMs: number): Promise<number> {
+    const purge = this.database.db.prepare(
+      `DELETE FROM a2a_idempotency WHERE rowid IN (
+         SELECT rowid FROM a2a_idempotency WHERE created_ms < ? LIMIT ${PURGE_CHUNK})`,
+    );
+    let total = 0;
+    // Bounded chunks, each its own transaction through the write queue: other writes interleave.
+    for (;;) {
+      const n = await this.database.write(() => purge.run(cutoffMs).changes);
+      total += n;
+      if (n < PURGE_CHUNK) return total;
+    }
+  }
+
   getOrCreateSecret(name: string): Promise<Uint8Array> {
     return this.database.write(() => {
       const db = this.database.db;
