@@ -57,7 +57,7 @@ export {
   type RequestCredentials,
 } from './auth.js';
 export { ArtifactAssembler, textOf } from './artifacts.js';
-export { createPushReceiver, type PushReceiverOptions } from './push-receiver.js';
+export { createPushReceiver, type PushNotificationInfo, type PushReceiverOptions } from './push-receiver.js';
 export {
   createPushSignatureVerifier,
   pushJwksUrlOf,

@@ -26,15 +26,17 @@ export interface PushReceiverOptions {
   /** True when the task id is one this app created or expects (CLI-PUSH-3). */
   expectTask: (taskId: string) => boolean | Promise<boolean>;
   /** Receives each accepted event, after the 2xx answer was sent. */
-  onEvent: (event: StreamEvent, taskId: string) => void | Promise<void>;
+  onEvent: (event: StreamEvent, taskId: string, info: PushNotificationInfo) => void | Promise<void>;
   /** Receives failures of `onEvent`. */
   onError?: (error: unknown) => void;
+  /** Hears each refused notification (the HTTP status answered and why), for logging. */
+  onReject?: (rejection: { status: number; reason: string }) => void;
   /** Largest accepted body, bytes. @default 1048576 */
   bodyLimit?: number;
   /**
-   * Duplicate suppression (CLI-PUSH-4, CLI-PUSH-7): an event with the same task id and the
-   * same content as one accepted within `windowMs` is answered 200 without calling `onEvent`
-   * again. At most `maxEntries` events are remembered (the oldest are forgotten first).
+   * Duplicate suppression (CLI-PUSH-4, CLI-PUSH-7): a notification with the same task id and
+   * the same `X-A2A-Notification-Id` (or, when the sender names none, the same content) as one
+   * accepted within `windowMs` is answered 200 without calling `onEvent` again. At most `maxEntries` events are remembered (the oldest are forgotten first).
    * `false` turns it off. @default { windowMs: 600000, maxEntries: 10000 }
    */
   dedupe?: { windowMs?: number; maxEntries?: number } | false;
@@ -47,13 +49,21 @@ export interface PushReceiverOptions {
   maxAgeMs?: number;
 }
 
+/** What the receiver knows about one accepted notification besides its event. */
+export interface PushNotificationInfo {
+  /** `X-A2A-Notification-Id`, when the sender gave one (the same on retries). */
+  notificationId?: string;
+  /** `verified`: its signature was checked and is good; `unchecked`: no `signature` option. */
+  signature: 'verified' | 'unchecked';
+}
+
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function answer(res: ServerResponse, status: number, message?: string): void {
+function reply(res: ServerResponse, status: number, message?: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(message ? JSON.stringify({ error: { code: status, message } }) : '{}');
 }
@@ -72,6 +82,10 @@ export function createPushReceiver(
   const limit = options.bodyLimit ?? 1024 * 1024;
   const seen = options.dedupe === false ? undefined : new RecentEvents(options.dedupe ?? {});
   return (req, res) => {
+    const answer = (res: ServerResponse, status: number, message?: string): void => {
+      reply(res, status, message);
+      if (message) options.onReject?.({ status, reason: message });
+    };
     void (async () => {
       if (req.method !== 'POST') {
         res.setHeader('allow', 'POST');
@@ -94,15 +108,12 @@ export function createPushReceiver(
         chunks.push(chunk);
       }
       const raw = Buffer.concat(chunks);
+      const idHeader = req.headers['x-a2a-notification-id'];
+      const notificationId = typeof idHeader === 'string' && idHeader !== '' ? idHeader : undefined;
       if (verify) {
-        const id = req.headers['x-a2a-notification-id'];
         const signature = req.headers['x-a2a-notification-signature'];
         try {
-          await verify(
-            typeof signature === 'string' ? signature : undefined,
-            typeof id === 'string' ? id : undefined,
-            raw,
-          );
+          await verify(typeof signature === 'string' ? signature : undefined, notificationId, raw);
         } catch (error) {
           return answer(res, 401, (error as Error).message);
         }
@@ -124,15 +135,19 @@ export function createPushReceiver(
         if (stale) return answer(res, 400, stale);
       }
       // Recorded before the answer so a duplicate arriving meanwhile is caught too.
-      if (seen && !seen.add(taskId, event)) return answer(res, 200);
+      if (seen && !seen.add(taskId, event, notificationId)) return answer(res, 200);
       answer(res, 200);
+      const info: PushNotificationInfo = {
+        ...(notificationId !== undefined ? { notificationId } : {}),
+        signature: verify ? 'verified' : 'unchecked',
+      };
       try {
-        await options.onEvent(event, taskId);
+        await options.onEvent(event, taskId, info);
       } catch (error) {
         options.onError?.(error);
       }
     })().catch((error: unknown) => {
-      if (!res.headersSent) answer(res, 500, 'internal error');
+      if (!res.headersSent) reply(res, 500, 'internal error');
       options.onError?.(error);
     });
   };
@@ -171,8 +186,12 @@ class RecentEvents {
     this.windowMs = options.windowMs ?? 600_000;
     this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
   }
-  /** Records the event; false when the same one was recorded within the window. */
-  add(taskId: string, event: StreamEvent): boolean {
+  /**
+   * Records the notification; false when the same one was recorded within the window. Named
+   * notifications are the same when their ids are: equal content may legitimately repeat (a
+   * text chunk appended twice).
+   */
+  add(taskId: string, event: StreamEvent, notificationId?: string): boolean {
     const now = Date.now();
     // Map order is insertion order: expired entries sit at the front.
     for (const [key, at] of this.entries) {
@@ -182,7 +201,11 @@ class RecentEvents {
     const key = createHash('sha256')
       .update(taskId)
       .update('\0')
-      .update(canonical(toStreamResponse(event)))
+      .update(
+        notificationId !== undefined
+          ? `id\0${notificationId}`
+          : `body\0${canonical(toStreamResponse(event))}`,
+      )
       .digest('base64');
     const at = this.entries.get(key);
     if (at !== undefined && now - at <= this.windowMs) return false;
