@@ -85,12 +85,12 @@ async function withClient(
   io: ClientCommandIO,
   url: string,
   opts: ConnectionOptions,
-  body: (client: Awaited<ReturnType<typeof connect>>) => Promise<void>,
+  body: (client: Awaited<ReturnType<typeof connect>>, call: { timeoutMs?: number }) => Promise<void>,
 ): Promise<void> {
   let client;
   try {
     client = await connect(url, opts);
-    await body(client);
+    await body(client, opts.timeout !== undefined ? { timeoutMs: opts.timeout } : {});
     io.setExitCode(EXIT.ok);
   } catch (error) {
     fail(io, error, opts, url);
@@ -130,8 +130,8 @@ export function registerPushCommands(program: Command, io: ClientCommandIO): voi
       ]),
     )
     .action(async (url: string, taskId: string, webhook: string, opts: SetOptions) => {
-      await withClient(io, url, opts, async (client) => {
-        const config = await client.createTaskPushNotificationConfig(configOf(taskId, webhook, opts));
+      await withClient(io, url, opts, async (client, call) => {
+        const config = await client.createTaskPushNotificationConfig(configOf(taskId, webhook, opts), call);
         if (opts.json) io.out(jsonLine('pushConfig', config));
         else printConfig(io, config);
       });
@@ -142,8 +142,8 @@ export function registerPushCommands(program: Command, io: ClientCommandIO): voi
   )
     .addHelpText('after', examples(['a2a push get 127.0.0.1:41241 1f0c... ci --json']))
     .action(async (url: string, taskId: string, configId: string, opts: ConnectionOptions) => {
-      await withClient(io, url, opts, async (client) => {
-        const config = await client.getTaskPushNotificationConfig(taskId, configId);
+      await withClient(io, url, opts, async (client, call) => {
+        const config = await client.getTaskPushNotificationConfig(taskId, configId, call);
         if (opts.json) io.out(jsonLine('pushConfig', config));
         else printConfig(io, config);
       });
@@ -152,11 +152,15 @@ export function registerPushCommands(program: Command, io: ClientCommandIO): voi
   withConnectionOptions(push.command('list <url> <taskId>').description("list a task's push configs"))
     .addHelpText('after', examples(['a2a push list 127.0.0.1:41241 1f0c...']))
     .action(async (url: string, taskId: string, opts: ConnectionOptions) => {
-      await withClient(io, url, opts, async (client) => {
+      await withClient(io, url, opts, async (client, call) => {
         let pageToken: string | undefined;
         let count = 0;
         for (let page = 0; page < MAX_LIST_PAGES; page++) {
-          const reply = await client.listTaskPushNotificationConfigs(taskId, pageToken ? { pageToken } : {});
+          const reply = await client.listTaskPushNotificationConfigs(
+            taskId,
+            pageToken ? { pageToken } : {},
+            call,
+          );
           for (const config of reply.configs ?? []) {
             count++;
             if (opts.json) io.out(jsonLine('pushConfig', config));
@@ -174,8 +178,8 @@ export function registerPushCommands(program: Command, io: ClientCommandIO): voi
   )
     .addHelpText('after', examples(['a2a push delete 127.0.0.1:41241 1f0c... ci']))
     .action(async (url: string, taskId: string, configId: string, opts: ConnectionOptions) => {
-      await withClient(io, url, opts, async (client) => {
-        await client.deleteTaskPushNotificationConfig(taskId, configId);
+      await withClient(io, url, opts, async (client, call) => {
+        await client.deleteTaskPushNotificationConfig(taskId, configId, call);
         if (opts.json) io.out(jsonLine('deleted', { taskId, id: configId }));
         else io.out(`deleted push config ${configId} of task ${taskId}`);
       });

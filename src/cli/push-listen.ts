@@ -153,6 +153,9 @@ export async function runListen(io: ClientCommandIO, opts: ListenOptions): Promi
     io.err(
       `  register it: a2a push set ${opts.card ?? '<agent-url>'} <taskId> ${audience}${tokenFlag}${authFlag}`,
     );
+    if (!opts.publicUrl && (opts.host === '0.0.0.0' || opts.host === '::')) {
+      io.err(`  note: agents cannot post to ${opts.host}; give --public-url with the address they reach`);
+    }
     if (generated) io.err('  (no --token, --card or --jwks given: that token was made up for this run)');
     io.setExitCode(await finished);
   } finally {

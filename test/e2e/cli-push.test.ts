@@ -40,6 +40,8 @@ describe('a2a push against an agent with push on', () => {
         '--push-allow-host',
         '127.0.0.1',
         '--push-allow-http',
+        '--grpc-port',
+        '0',
       ]),
     );
     url = (await waitForLine(server, /bench agent at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
@@ -93,6 +95,30 @@ describe('a2a push against an agent with push on', () => {
     assert.equal(human.stdout.trim(), `deleted push config ${config.id} of task ${taskId}`);
     const empty = await runCli(['push', 'list', url, taskId, '--json']);
     assert.deepEqual([empty.code, empty.stdout], [0, '']);
+    await runCli(['cancel', url, taskId]);
+  });
+
+  test('set and get on the REST and gRPC bindings too', async () => {
+    const taskId = await waitingTask(url);
+    for (const binding of ['rest', 'grpc']) {
+      const hook = `http://127.0.0.1:9/${binding}`;
+      const set = await runCli([
+        'push',
+        'set',
+        url,
+        taskId,
+        hook,
+        '--id',
+        binding,
+        '--binding',
+        binding,
+        '--json',
+      ]);
+      assert.equal(set.code, 0, set.stderr);
+      const got = await runCli(['push', 'get', url, taskId, binding, '--binding', binding, '--json']);
+      assert.equal(got.code, 0, got.stderr);
+      assert.deepEqual(lines(got.stdout)[0]?.pushConfig, { taskId, id: binding, url: hook });
+    }
     await runCli(['cancel', url, taskId]);
   });
 
