@@ -34,6 +34,9 @@ export interface ListenOptions {
   debug?: boolean;
 }
 
+/** How long stopping waits for open connections before cutting them. */
+const CLOSE_GRACE_MS = 1_000;
+
 /** Longest text excerpt shown per notification in human output. */
 const EXCERPT_CHARS = 200;
 
@@ -68,7 +71,7 @@ function describeEvent(event: StreamEvent): string {
 
 /** Where the agent should post, which is also the audience its signature names. */
 function webhookUrlOf(opts: ListenOptions, port: number): string {
-  if (opts.publicUrl) return new URL(opts.publicUrl).href;
+  if (opts.publicUrl) return new URL(opts.publicUrl).href; // checked in runListen
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return `http://${host}:${port}/`;
 }
@@ -86,6 +89,9 @@ async function jwksOf(opts: ListenOptions): Promise<string | undefined> {
 
 /** Runs the receiver until a signal, `--timeout` or (with `--exit-on-terminal`) a final state. */
 export async function runListen(io: ClientCommandIO, opts: ListenOptions): Promise<void> {
+  if (opts.publicUrl !== undefined && !URL.canParse(opts.publicUrl)) {
+    throw new UsageError(`not a URL: ${opts.publicUrl} (--public-url)`);
+  }
   const jwks = await jwksOf(opts);
   // Without any credential the receiver would take anyone's POST: make a token up and say so.
   const generated =
@@ -137,6 +143,8 @@ export async function runListen(io: ClientCommandIO, opts: ListenOptions): Promi
   const onSigterm = stop(opts.exitOnTerminal ? EXIT.interrupted : EXIT.ok);
   process.once('SIGINT', onSigint);
   process.once('SIGTERM', onSigterm);
+  // The reader of stdout left (a closed pipe): nobody to print for.
+  io.outputClosed?.addEventListener('abort', stop(EXIT.ok), { once: true });
   const timer = opts.timeout !== undefined ? setTimeout(stop(EXIT.stillRunning), opts.timeout) : undefined;
   try {
     if (opts.json) io.out(jsonLine('listening', { url: audience }));
@@ -162,8 +170,12 @@ export async function runListen(io: ClientCommandIO, opts: ListenOptions): Promi
     if (timer) clearTimeout(timer);
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Answers already sent get to finish; a connection still open after a moment is cut.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    await closed;
+    clearTimeout(force);
   }
 }
 
