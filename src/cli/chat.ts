@@ -1,7 +1,9 @@
 /**
  * `a2a chat`: a conversation on one context. Each line is a message; output streams as it
  * arrives; when the task asks a question the next line answers it on the same task; `/token T`
- * switches credentials (the answer to AUTH_REQUIRED); `/quit` or end of input leaves.
+ * switches credentials (the answer to AUTH_REQUIRED); `/quit` or end of input leaves. On a
+ * terminal, readline echoes what is typed (on stderr, beside the prompt) and Ctrl-C stops waiting
+ * for the running turn (the task goes on; the hint says how to reach it) or, at the prompt, leaves.
  */
 import { createInterface } from 'node:readline';
 import type { A2AClient } from '../client/client.js';
@@ -11,6 +13,7 @@ import { isInterruptedState, type TaskState } from '../model/enums.js';
 import { connect, fail, type ClientCommandIO, type ConnectionOptions } from './common.js';
 import { EXIT } from './exit-codes.js';
 import { EventPrinter, stateWord } from './render.js';
+import { laterHint } from './send.js';
 
 /** Runs `a2a chat` on stdin. */
 export async function runChat(io: ClientCommandIO, url: string, opts: ConnectionOptions): Promise<void> {
@@ -20,8 +23,20 @@ export async function runChat(io: ClientCommandIO, url: string, opts: Connection
     client = await connect(url, options);
     const card = client.card!;
     io.err(`chatting with ${card.name} (${card.description}); /token T switches token, /quit leaves`);
-    const lines = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true });
-    const prompt = () => process.stdin.isTTY && process.stderr.write('> ');
+    const tty = process.stdin.isTTY === true;
+    // A terminal is in raw mode under readline: without an output nothing typed would show.
+    const lines = createInterface({
+      input: process.stdin,
+      terminal: tty,
+      ...(tty ? { output: process.stderr, prompt: '> ' } : {}),
+    });
+    const prompt = () => tty && lines.prompt();
+    // Raw mode turns Ctrl-C into a key, not a signal: stop the running turn, or leave.
+    let turn: AbortController | undefined;
+    lines.on('SIGINT', () => {
+      if (turn) turn.abort(new Error('interrupted'));
+      else lines.close();
+    });
     let contextId: string | undefined;
     let waitingTask: string | undefined;
     prompt();
@@ -44,8 +59,10 @@ export async function runChat(io: ClientCommandIO, url: string, opts: Connection
       let state: string | undefined;
       let question = '';
       let taskId: string | undefined;
+      turn = new AbortController();
       const input = {
         text: line,
+        signal: turn.signal,
         ...(contextId ? { contextId } : {}),
         ...(waitingTask ? { taskId: waitingTask } : {}),
       };
@@ -70,7 +87,10 @@ export async function runChat(io: ClientCommandIO, url: string, opts: Connection
         printer.finish();
       } catch (error) {
         printer.finish();
-        fail(io, error, opts, url);
+        if (turn.signal.aborted && taskId) laterHint(io, url, taskId, state);
+        else if (!turn.signal.aborted) fail(io, error, opts, url);
+      } finally {
+        turn = undefined;
       }
       waitingTask = state && isInterruptedState(state as TaskState) ? taskId : undefined;
       if (waitingTask && !opts.json) {

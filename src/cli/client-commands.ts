@@ -8,6 +8,7 @@ import pc from 'picocolors';
 import { statusOf } from '../client/client.js';
 import { TASK_STATE_NAMES, type TaskState } from '../model/enums.js';
 import { runChat } from './chat.js';
+import { registerPushCommands } from './push-commands.js';
 import {
   UsageError,
   connect,
@@ -231,17 +232,5 @@ export function registerClientCommands(program: Command, io: ClientCommandIO = p
       },
     );
 
-  const push = program
-    .command('push')
-    .description('push notification configs (set, get, list, delete) and a local receiver (listen)');
-  for (const sub of ['set', 'get', 'list', 'delete', 'listen']) {
-    push
-      .command(`${sub} [args...]`)
-      .allowUnknownOption()
-      .description(`${sub}: not yet available (waits for push delivery)`)
-      .action(() => {
-        io.err(`a2a: push ${sub} is not yet available: push delivery is still being built`);
-        io.setExitCode(EXIT.usage);
-      });
-  }
+  registerPushCommands(program, io);
 }

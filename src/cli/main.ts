@@ -14,6 +14,8 @@ Examples:
   $ a2a card 127.0.0.1:41241                   show an agent's card
   $ a2a send 127.0.0.1:41241 hello             send a message and wait for the answer
   $ a2a chat 127.0.0.1:41241                   talk turn by turn
+  $ a2a push listen --card 127.0.0.1:41241     receive signed push notifications (prints the URL)
+  $ a2a push set 127.0.0.1:41241 TASK URL      have the agent post a task's updates to URL
   $ a2a serve --exec "tr a-z A-Z" --port 0     any command as an agent`;
 
 /** Builds the `a2a` program with every command registered. */

@@ -1,7 +1,8 @@
 /**
  * How results are printed. Human: colour (off when not a terminal or with NO_COLOR), states as
  * words, artifacts as they grow. `--json`: NDJSON in one shape, `{"kind": K, "<K>": value}` per
- * line, K one of `task`, `message`, `statusUpdate`, `artifactUpdate`, `card`, `push`.
+ * line, K one of `task`, `message`, `statusUpdate`, `artifactUpdate`, `card`, `pushConfig`,
+ * `deleted`, `listening`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';

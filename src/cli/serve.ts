@@ -10,6 +10,7 @@ import type { AgentCardConfig } from '../server/card/build.js';
 import type { Authenticate } from '../bindings/auth-request.js';
 import { isStoreSpec } from '../core/stores/open.js';
 import { createA2AServer, DEFAULT_STORE } from '../server/http.js';
+import type { A2AServerOptions } from '../server/options.js';
 import { createLogger } from '../server/observability/logging.js';
 import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
 import { defaultDataDir } from './demo/data-dir.js';
@@ -45,6 +46,12 @@ export interface ServeOptions extends ServeSecurityFlags {
   logLevel?: string;
   /** `pretty` or `json`. @default pretty on a terminal, json otherwise */
   logFormat?: string;
+  /** Push notifications (configs and signed delivery); `--no-push` turns them off. @default true */
+  push?: boolean;
+  /** Webhook hosts the address guard would refuse (loopback, private): allowed anyway. */
+  pushAllowHost?: string[];
+  /** Accept `http:` webhook URLs. */
+  pushAllowHttp?: boolean;
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -143,6 +150,7 @@ export async function hostAgent(
     logger,
     ...(options.grpcPort !== undefined ? { grpc: { port: options.grpcPort, host: options.host } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...pushOptions(options),
     ...(authenticate && !('security' in security) ? { authenticate } : {}),
     ...security,
     ...agent?.server,
@@ -162,6 +170,18 @@ export async function hostAgent(
     port: listening.port,
     ...(listening.grpcPort !== undefined ? { grpcPort: listening.grpcPort } : {}),
     close: () => server.close(),
+  };
+}
+
+/** Push is on unless `push: false`; the flags widen the webhook address guard. */
+function pushOptions(options: Partial<ServeOptions>): Pick<A2AServerOptions, 'pushNotifications' | 'push'> {
+  if (options.push === false) return {};
+  return {
+    pushNotifications: true,
+    push: {
+      ...(options.pushAllowHost?.length ? { allowHosts: options.pushAllowHost } : {}),
+      ...(options.pushAllowHttp ? { allowHttp: true } : {}),
+    },
   };
 }
 
@@ -232,12 +252,29 @@ export function registerServeCommand(program: Command): void {
     .option('--test-runner-url <url>', 'planner: base URL of the test-runner')
     .option('--deployer-url <url>', 'planner: base URL of the deployer')
     .option('--deployer-token <token>', 'planner: bearer token for the deployer')
+    .option('--no-push', 'turn push notifications off (on by default)')
+    .option(
+      '--push-allow-host <host>',
+      'let webhooks go to this host although it is loopback or private (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--push-allow-http', 'accept http: webhook URLs (default: https only)')
     .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info')
     .option(
       '--log-format <format>',
       'pretty or json (default: pretty on a terminal, json otherwise)',
       parseLogFormat,
     );
+  serve.addHelpText(
+    'after',
+    `
+Examples:
+  $ a2a serve --agent echo
+  $ a2a serve --agent bench --port 0 --store memory
+  $ a2a serve --agent bench --push-allow-host 127.0.0.1 --push-allow-http   (webhooks to a local a2a push listen)
+  $ a2a serve --exec "tr a-z A-Z"
+`,
+  );
   addServeSecurityFlags(serve).action(async (opts: ServeOptions) => {
     await runServe(opts);
   });

@@ -62,6 +62,7 @@ export {
   createPushReceiver,
   type PushHttpReply,
   type PushHttpRequest,
+  type PushNotificationInfo,
   type PushReceiverOptions,
 } from './push-receiver.js';
 export {

@@ -26,15 +26,17 @@ export interface PushReceiverOptions {
   /** True when the task id is one this app created or expects (CLI-PUSH-3). */
   expectTask: (taskId: string) => boolean | Promise<boolean>;
   /** Receives each accepted event, after the 2xx answer was sent. */
-  onEvent: (event: StreamEvent, taskId: string) => void | Promise<void>;
+  onEvent: (event: StreamEvent, taskId: string, info: PushNotificationInfo) => void | Promise<void>;
   /** Receives failures of `onEvent`. */
   onError?: (error: unknown) => void;
+  /** Hears each refused notification (the HTTP status answered and why), for logging. */
+  onReject?: (rejection: { status: number; reason: string }) => void;
   /** Largest accepted body, bytes. @default 1048576 */
   bodyLimit?: number;
   /**
-   * Duplicate suppression (CLI-PUSH-4, CLI-PUSH-7): an event with the same task id and the
-   * same content as one accepted within `windowMs` is answered 200 without calling `onEvent`
-   * again. At most `maxEntries` events are remembered (the oldest are forgotten first).
+   * Duplicate suppression (CLI-PUSH-4, CLI-PUSH-7): a notification with the same task id and
+   * the same `X-A2A-Notification-Id` (or, when the sender names none, the same content) as one
+   * accepted within `windowMs` is answered 200 without calling `onEvent` again. At most `maxEntries` events are remembered (the oldest are forgotten first).
    * `false` turns it off. @default { windowMs: 600000, maxEntries: 10000 }
    */
   dedupe?: { windowMs?: number; maxEntries?: number } | false;
@@ -45,6 +47,14 @@ export interface PushReceiverOptions {
    * @default no staleness check
    */
   maxAgeMs?: number;
+}
+
+/** What the receiver knows about one accepted notification besides its event. */
+export interface PushNotificationInfo {
+  /** `X-A2A-Notification-Id`, when the sender gave one (the same on retries). */
+  notificationId?: string;
+  /** `verified`: its signature was checked and is good; `unchecked`: no `signature` option. */
+  signature: 'verified' | 'unchecked';
 }
 
 function same(a: string, b: string): boolean {
@@ -72,7 +82,7 @@ export interface PushHttpReply {
 /** What checking one request gave: the answer, and the accepted event to hand on after it. */
 interface Checked {
   reply: PushHttpReply;
-  accepted?: { event: StreamEvent; taskId: string };
+  accepted?: { event: StreamEvent; taskId: string; info: PushNotificationInfo };
 }
 
 const reply = (status: number, message?: string, headers: Record<string, string> = {}): Checked => ({
@@ -94,25 +104,31 @@ function pushChecker(options: PushReceiverOptions): (req: PushHttpRequest) => Pr
   const needsSecret = options.token !== undefined || options.bearer !== undefined;
   const limit = options.bodyLimit ?? 1024 * 1024;
   const seen = options.dedupe === false ? undefined : new RecentEvents(options.dedupe ?? {});
+  const refuse = (status: number, message: string, headers?: Record<string, string>): Checked => {
+    options.onReject?.({ status, reason: message });
+    return reply(status, message, headers);
+  };
   return async (req) => {
-    if (req.method !== 'POST') return reply(405, 'use POST', { allow: 'POST' });
+    if (req.method !== 'POST') return refuse(405, 'use POST', { allow: 'POST' });
     const token = req.header('x-a2a-notification-token');
     const auth = req.header('authorization') ?? '';
     const tokenOk = options.token !== undefined && typeof token === 'string' && same(token, options.token);
     const bearerOk =
       options.bearer !== undefined && /^bearer /i.test(auth) && same(auth.slice(7).trim(), options.bearer);
-    if (needsSecret && !tokenOk && !bearerOk) return reply(401, 'missing or wrong notification credentials');
+    if (needsSecret && !tokenOk && !bearerOk) return refuse(401, 'missing or wrong notification credentials');
     let raw: Buffer;
     try {
       raw = await req.readBody(limit);
     } catch {
-      return reply(413, 'body too large');
+      return refuse(413, 'body too large');
     }
+    const idHeader = req.header('x-a2a-notification-id');
+    const notificationId = idHeader !== undefined && idHeader !== '' ? idHeader : undefined;
     if (verify) {
       try {
-        await verify(req.header('x-a2a-notification-signature'), req.header('x-a2a-notification-id'), raw);
+        await verify(req.header('x-a2a-notification-signature'), notificationId, raw);
       } catch (error) {
-        return reply(401, (error as Error).message);
+        return refuse(401, (error as Error).message);
       }
     }
     let event: StreamEvent;
@@ -121,24 +137,28 @@ function pushChecker(options: PushReceiverOptions): (req: PushHttpRequest) => Pr
       if (!hasKnownMember(value)) throw new Error('not a StreamResponse');
       event = toStreamEvent(expectShape(StreamResponse, value, 'push notification'));
     } catch (error) {
-      return reply(400, `the body is not an A2A StreamResponse: ${(error as Error).message}`);
+      return refuse(400, `the body is not an A2A StreamResponse: ${(error as Error).message}`);
     }
     const taskId = eventTaskId(toStreamResponse(event));
-    if (!taskId || !(await options.expectTask(taskId))) return reply(404, 'unknown task');
+    if (!taskId || !(await options.expectTask(taskId))) return refuse(404, 'unknown task');
     if (options.maxAgeMs !== undefined) {
       const stale = staleness(event, options.maxAgeMs);
-      if (stale) return reply(400, stale);
+      if (stale) return refuse(400, stale);
     }
     // Recorded before the answer so a duplicate arriving meanwhile is caught too.
-    if (seen && !seen.add(taskId, event)) return reply(200);
-    return { ...reply(200), accepted: { event, taskId } };
+    if (seen && !seen.add(taskId, event, notificationId)) return reply(200);
+    const info: PushNotificationInfo = {
+      ...(notificationId !== undefined ? { notificationId } : {}),
+      signature: verify ? 'verified' : 'unchecked',
+    };
+    return { ...reply(200), accepted: { event, taskId, info } };
   };
 }
 
 async function handOn(options: PushReceiverOptions, accepted: Checked['accepted']): Promise<void> {
   if (!accepted) return;
   try {
-    await options.onEvent(accepted.event, accepted.taskId);
+    await options.onEvent(accepted.event, accepted.taskId, accepted.info);
   } catch (error) {
     options.onError?.(error);
   }
@@ -234,8 +254,12 @@ class RecentEvents {
     this.windowMs = options.windowMs ?? 600_000;
     this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
   }
-  /** Records the event; false when the same one was recorded within the window. */
-  add(taskId: string, event: StreamEvent): boolean {
+  /**
+   * Records the notification; false when the same one was recorded within the window. Named
+   * notifications are the same when their ids are: equal content may legitimately repeat (a
+   * text chunk appended twice).
+   */
+  add(taskId: string, event: StreamEvent, notificationId?: string): boolean {
     const now = Date.now();
     // Map order is insertion order: expired entries sit at the front.
     for (const [key, at] of this.entries) {
@@ -245,7 +269,11 @@ class RecentEvents {
     const key = createHash('sha256')
       .update(taskId)
       .update('\0')
-      .update(canonical(toStreamResponse(event)))
+      .update(
+        notificationId !== undefined
+          ? `id\0${notificationId}`
+          : `body\0${canonical(toStreamResponse(event))}`,
+      )
       .digest('base64');
     const at = this.entries.get(key);
     if (at !== undefined && now - at <= this.windowMs) return false;

@@ -75,3 +75,70 @@ export async function runCli(
     if (isRunning(child)) child.kill('SIGKILL');
   }
 }
+
+/** A running child's output so far, and bounded waits for what it prints next. */
+export interface WatchedOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves with the first match of `pattern` in all of `stream` so far or later. */
+  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<RegExpMatchArray>;
+}
+
+/** Collects a spawned child's stdout and stderr from now on. */
+export function watchOutput(child: ChildProcess): WatchedOutput {
+  const text = { stdout: '', stderr: '' };
+  const waiters = new Set<() => void>();
+  const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    text[stream] += chunk.toString();
+    for (const w of [...waiters]) w();
+  };
+  child.stdout?.on('data', onData('stdout'));
+  child.stderr?.on('data', onData('stderr'));
+  return {
+    get stdout() {
+      return text.stdout;
+    },
+    get stderr() {
+      return text.stderr;
+    },
+    waitFor(pattern, stream = 'stdout', timeoutMs = STARTUP_TIMEOUT_MS) {
+      return new Promise((resolve, reject) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          child.off('exit', onExit);
+        };
+        const check = () => {
+          const match = pattern.exec(text[stream]);
+          if (match) {
+            done();
+            resolve(match);
+          }
+        };
+        const onExit = () => {
+          // Output may still be arriving after 'exit': the streams' 'close' is the last word.
+          setImmediate(() => {
+            check();
+            if (!waiters.has(check)) return;
+            done();
+            reject(
+              new Error(
+                `exited before ${stream} matched ${pattern}; stdout: ${text.stdout}; stderr: ${text.stderr}`,
+              ),
+            );
+          });
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(
+            new Error(`no ${stream} match for ${pattern}; stdout: ${text.stdout}; stderr: ${text.stderr}`),
+          );
+        }, timeoutMs);
+        waiters.add(check);
+        child.on('exit', onExit);
+        check();
+        if (waiters.has(check) && !isRunning(child)) onExit();
+      });
+    },
+  };
+}
