@@ -104,6 +104,7 @@ export {
   type PushSigningKey,
 } from '../core/push/notification-signing.js';
 export { PUSH_TOKEN_HEADER } from './push/delivery-worker.js';
+export type { WebhookTls } from './push/webhook-request.js';
 export { MAX_PUSH_TOKEN_LENGTH, MAX_PUSH_CREDENTIALS_LENGTH } from './push/config-check.js';
 export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';

@@ -26,7 +26,12 @@ import {
 } from '../../core/push/notification-signing.js';
 import type { PushAttempt, PushDelivery, PushOutbox, PushSettlement } from '../../core/push/outbox.js';
 import { RetryPolicy } from '../../core/push/retry-policy.js';
-import { WebhookClient, WebhookRequestError, type WebhookLimits } from './webhook-request.js';
+import {
+  WebhookClient,
+  WebhookRequestError,
+  type WebhookLimits,
+  type WebhookTls,
+} from './webhook-request.js';
 
 /** The header that carries the config's token (N11). */
 export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
@@ -42,6 +47,8 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
   resolve?: HostResolver;
   /** Signs every notification when given. */
   signer?: NotificationSigner;
+  /** TLS of https: webhooks (extra trusted CAs). */
+  tls?: WebhookTls;
   /** Most POSTs in flight at once. @default 16 */
   concurrency?: number;
   /** How long a claim is held; must exceed `timeoutMs`. @default timeoutMs * 2 + 30000 */

@@ -11,7 +11,7 @@ import { MemoryPushOutbox } from '../../core/push/memory-outbox.js';
 import { NotificationSigner, type PushSigningKey } from '../../core/push/notification-signing.js';
 import type { PushOutbox } from '../../core/push/outbox.js';
 import { RetryPolicy, type RetryOptions } from '../../core/push/retry-policy.js';
-import type { WebhookLimits } from './webhook-request.js';
+import type { WebhookLimits, WebhookTls } from './webhook-request.js';
 import type { TaskManager } from '../../core/task-manager.js';
 import { MemoryPushConfigStore } from '../../core/stores/memory/push-config-store.js';
 import type { PushConfigStore } from '../../core/stores/push-config-store.js';
@@ -36,6 +36,12 @@ export interface PushOptions extends AddressPolicy, RetryOptions, WebhookLimits 
   pollMs?: number;
   /** Host name resolution (tests, custom DNS). @default the system resolver */
   resolve?: HostResolver;
+  /**
+   * TLS of https: webhooks: `ca` adds CA certificates (PEM) trusted for receivers, beside
+   * Node's default roots (a receiver with a private CA's certificate).
+   * @example tls: { ca: readFileSync('hooks-ca.pem') }
+   */
+  tls?: WebhookTls;
 }
 
 /** The push machinery of one server. */
@@ -64,6 +70,7 @@ export class PushHosting {
         'concurrency',
         'pollMs',
         'closeGraceMs',
+        'tls',
       ]),
       outbox: this.outbox,
       configs: this.configs,
