@@ -78,10 +78,38 @@ const CLAIM_SQL = `UPDATE a2a_push_outbox o SET lease_owner = $1, lease_until_ms
     .map((column) => `o.${column}`)
     .join(', ')}`;
 
-const QUEUE = 'tenant = $1 AND owner = $2 AND task_id = $3 AND config_id = $4';
-const PROMOTE_SQL = `UPDATE a2a_push_outbox SET head = true WHERE seq = (
-    SELECT seq FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending' ORDER BY seq LIMIT 1)
-  AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending' AND head)`;
+/** Locks the task row of delivery $1 (no row when the task was purged: nothing to exclude then). */
+const LOCK_TASK_SQL = `SELECT 1 FROM a2a_tasks t JOIN a2a_push_outbox o
+    ON t.tenant = o.tenant AND t.owner = o.owner AND t.id = o.task_id
+  WHERE o.id = $1 FOR NO KEY UPDATE OF t`;
+
+/** Pending rows of the same config as `s` (the settled row), other than it. */
+const sameQueue = (alias: string): string =>
+  `${alias}.tenant = s.tenant AND ${alias}.owner = s.owner AND ${alias}.task_id = s.task_id
+   AND ${alias}.config_id = s.config_id AND ${alias}.state = 'pending' AND ${alias}.id <> $1`;
+
+/**
+ * Settles delivery $1 held by $2 (state $3, finished $4, next attempt or settle time $5, error
+ * $6), records the attempt ($7..$11), keeps the last $12 attempts and, when finished, makes the
+ * config's next pending row the head. One statement: its parts share one snapshot, so the next
+ * head is looked for among the rows other than the settled one.
+ */
+const SETTLE_SQL = `WITH s AS (
+    UPDATE a2a_push_outbox SET state = $3, head = NOT $4, attempts = attempts + 1, recorded = recorded + 1,
+      next_attempt_ms = $5, last_error = $6, settled_ms = CASE WHEN $4 THEN $5::bigint END,
+      lease_owner = NULL, lease_until_ms = 0
+    WHERE id = $1 AND state = 'pending' AND lease_owner = $2
+    RETURNING tenant, owner, task_id, config_id, recorded),
+  recorded AS (
+    INSERT INTO a2a_push_attempts (delivery_id, n, at_ms, duration_ms, ok, status, error)
+    SELECT $1, s.recorded, $7, $8, $9, $10, $11 FROM s),
+  trimmed AS (
+    DELETE FROM a2a_push_attempts a USING s WHERE a.delivery_id = $1 AND a.n <= s.recorded - $12),
+  promoted AS (
+    UPDATE a2a_push_outbox o SET head = true FROM s
+    WHERE $4 AND o.seq = (SELECT p.seq FROM a2a_push_outbox p WHERE ${sameQueue('p')} ORDER BY p.seq LIMIT 1)
+      AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox h WHERE ${sameQueue('h')} AND h.head))
+  SELECT count(*) AS n FROM s`;
 
 interface ChangeRow {
   saved: string;
@@ -178,53 +206,38 @@ export class PostgresPushOutbox implements PushOutbox {
     return rows.map(deliveryOf).sort((a, b) => a.seq - b.seq);
   }
 
-  settle(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): Promise<boolean> {
+  async settle(
+    id: string,
+    workerId: string,
+    attempt: PushAttempt,
+    settlement: PushSettlement,
+  ): Promise<boolean> {
     const finished = settlement.outcome !== 'retry';
+    const params = [
+      id,
+      workerId,
+      settlement.outcome === 'retry' ? 'pending' : settlement.outcome,
+      finished,
+      settlement.outcome === 'retry' ? settlement.nextAttemptAtMs : Date.now(),
+      settlement.outcome === 'delivered' ? null : settlement.error,
+      attempt.atMs,
+      Math.round(attempt.durationMs),
+      attempt.ok,
+      attempt.status ?? null,
+      attempt.error ?? null,
+      this.#settings.maxAttemptsRecorded,
+    ];
+    if (!finished) {
+      // A retry keeps the head where it is: one statement, no lock.
+      const { rows } = await this.database.query<{ n: string }>(SETTLE_SQL, params);
+      return toNumber(rows[0]?.n ?? 0) === 1;
+    }
     return this.database.transaction(async (client) => {
-      if (finished && !(await this.#lockTaskOf(client, id))) return false;
-      const now = Date.now();
-      const updated = await client.query<{
-        tenant: string;
-        owner: string;
-        task_id: string;
-        config_id: string;
-        recorded: number;
-      }>(
-        `UPDATE a2a_push_outbox SET state = $3, head = $4, attempts = attempts + 1, recorded = recorded + 1,
-           next_attempt_ms = $5, last_error = $6, settled_ms = $7, lease_owner = NULL, lease_until_ms = 0
-         WHERE id = $1 AND state = 'pending' AND lease_owner = $2
-         RETURNING tenant, owner, task_id, config_id, recorded`,
-        [
-          id,
-          workerId,
-          settlement.outcome === 'retry' ? 'pending' : settlement.outcome,
-          !finished,
-          settlement.outcome === 'retry' ? settlement.nextAttemptAtMs : now,
-          settlement.outcome === 'delivered' ? null : settlement.error,
-          finished ? now : null,
-        ],
-      );
-      const row = updated.rows[0];
-      if (!row) return false;
-      await client.query(
-        `INSERT INTO a2a_push_attempts (delivery_id, n, at_ms, duration_ms, ok, status, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          id,
-          row.recorded,
-          attempt.atMs,
-          Math.round(attempt.durationMs),
-          attempt.ok,
-          attempt.status ?? null,
-          attempt.error ?? null,
-        ],
-      );
-      await client.query('DELETE FROM a2a_push_attempts WHERE delivery_id = $1 AND n <= $2', [
-        id,
-        row.recorded - this.#settings.maxAttemptsRecorded,
-      ]);
-      if (finished) await client.query(PROMOTE_SQL, [row.tenant, row.owner, row.task_id, row.config_id]);
-      return true;
+      // The task row first (see the module comment), then the settle, in a statement whose
+      // snapshot is taken after the lock: it sees every enqueue that committed meanwhile.
+      await client.query(LOCK_TASK_SQL, [id]);
+      const { rows } = await client.query<{ n: string }>(SETTLE_SQL, params);
+      return toNumber(rows[0]?.n ?? 0) === 1;
     });
   }
 
@@ -233,16 +246,9 @@ export class PostgresPushOutbox implements PushOutbox {
    * unknown. A purged task has no row: nothing can enqueue for it either.
    */
   async #lockTaskOf(client: pg.PoolClient, id: string): Promise<boolean> {
-    const found = await client.query<{ tenant: string; owner: string; task_id: string }>(
-      'SELECT tenant, owner, task_id FROM a2a_push_outbox WHERE id = $1',
-      [id],
-    );
-    const key = found.rows[0];
-    if (!key) return false;
-    await client.query(
-      'SELECT 1 FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3 FOR NO KEY UPDATE',
-      [key.tenant, key.owner, key.task_id],
-    );
+    const found = await client.query('SELECT 1 FROM a2a_push_outbox WHERE id = $1', [id]);
+    if (found.rowCount !== 1) return false;
+    await client.query(LOCK_TASK_SQL, [id]);
     return true;
   }
 
