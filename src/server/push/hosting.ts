@@ -26,9 +26,13 @@ export interface PushOptions extends AddressPolicy, RetryOptions, WebhookLimits 
   signingKey?: PushSigningKey | false;
   /** Most webhook POSTs in flight. @default 16 */
   concurrency?: number;
-  /** Where configs live. @default a MemoryPushConfigStore */
+  /** Where configs live. @default the server's store's, else a MemoryPushConfigStore */
   configStore?: PushConfigStore;
-  /** Where notifications wait. @default a MemoryPushOutbox over `configStore` (not durable) */
+  /**
+   * Where notifications wait. @default the outbox of the store createA2AServer opened (durable
+   * and shared by replicas on SQLite and PostgreSQL), else a MemoryPushOutbox over
+   * `configStore` (not durable)
+   */
   outbox?: PushOutbox;
   /** How long close() lets running POSTs finish. @default 5000 */
   closeGraceMs?: number;
