@@ -59,6 +59,8 @@ export class SqlitePushOutbox implements PushOutbox {
   readonly #attempts: Statement<[string], AttemptRow>;
   readonly #replay: Statement;
   readonly #nextDue: Statement<[], { at: number | null }>;
+  // Claims name the index of due heads: without statistics SQLite would pick the (state, seq)
+  // index and walk every pending row, heads or not.
   readonly #pruneOld: Statement;
   readonly #pruneMany: Statement;
   /** Saves a task change and enqueues its notifications; a savepoint inside the batch. */
@@ -97,7 +99,7 @@ export class SqlitePushOutbox implements PushOutbox {
     this.#claim = db.prepare(
       `UPDATE a2a_push_outbox SET lease_owner = ?, lease_until_ms = ?
        WHERE seq IN (
-         SELECT seq FROM a2a_push_outbox
+         SELECT seq FROM a2a_push_outbox INDEXED BY a2a_push_outbox_due
          WHERE state = 'pending' AND head = 1 AND next_attempt_ms <= ? AND lease_until_ms <= ?
          ORDER BY next_attempt_ms LIMIT ?)
        RETURNING ${DELIVERY_COLUMNS}`,
@@ -133,7 +135,7 @@ export class SqlitePushOutbox implements PushOutbox {
        WHERE id = ? AND state = 'dead'`,
     );
     this.#nextDue = db.prepare(
-      `SELECT min(max(next_attempt_ms, lease_until_ms)) AS at FROM a2a_push_outbox
+      `SELECT min(max(next_attempt_ms, lease_until_ms)) AS at FROM a2a_push_outbox INDEXED BY a2a_push_outbox_due
        WHERE state = 'pending' AND head = 1`,
     );
     this.#pruneOld = db.prepare(
