@@ -38,6 +38,12 @@ export interface PushOptions extends AddressPolicy, RetryOptions, WebhookLimits 
   closeGraceMs?: number;
   /** How often a shared outbox is polled. @default 1000 */
   pollMs?: number;
+  /**
+   * How long a claimed delivery is leased to this server; a server that dies holding one
+   * delays it (to another replica, or the next start) by at most this. Must exceed `timeoutMs`.
+   * @default timeoutMs * 2 + 30000
+   */
+  leaseMs?: number;
   /** Host name resolution (tests, custom DNS). @default the system resolver */
   resolve?: HostResolver;
   /**
@@ -73,6 +79,7 @@ export class PushHosting {
         'maxResponseBytes',
         'concurrency',
         'pollMs',
+        'leaseMs',
         'closeGraceMs',
         'tls',
       ]),

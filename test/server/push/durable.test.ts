@@ -4,13 +4,16 @@
  * in order); two replicas on one PostgreSQL share the outbox and each notification is
  * delivered by one of them only.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2AClient } from '../../../src/client/client.js';
 import { openStores } from '../../../src/core/stores/open.js';
+import { exitCode, isRunning, waitForLine } from '../../support/cli.js';
 import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
 import {
   freePort,
@@ -22,6 +25,8 @@ import {
   until,
   type Received,
 } from './support.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const steps = (n: number) => [
   'task:WORKING',
@@ -82,6 +87,51 @@ test('SRV-PUSH-5 (SQLite): notifications pending when the server closes are deli
     pending.map((d) => d.id).sort(),
     'the notifications enqueued before the restart, each once',
   );
+});
+
+test('SRV-PUSH-5 (SQLite): a server process killed (SIGKILL) with a backlog; the next start delivers it once, in order', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-push-kill-'));
+  const cleanup: (() => unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
+  t.after(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+  const store = `sqlite:${join(dir, 'a2a.sqlite')}` as const;
+  const port = await freePort(); // the receiver is down while the first process lives
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/push-child.ts', store], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanup.push(() => (isRunning(child) ? child.kill('SIGKILL') : undefined));
+  const [, url] = await waitForLine(child, /^listening (\S+)$/m);
+  const client = await A2AClient.connect(url!);
+  cleanup.push(() => client.close());
+  const reply = await client.send({
+    text: 'steps:3',
+    pushNotificationConfig: { url: `http://127.0.0.1:${port}/hook` },
+  });
+  assert.equal(reply.kind, 'task');
+  // The task is complete, so its five notifications are committed; the worker keeps retrying.
+  for (let i = 0; i < 200; i++) {
+    const task = await client.getTask(reply.kind === 'task' ? reply.task.id : '');
+    if (task.status.state === 'TASK_STATE_COMPLETED') break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill('SIGKILL');
+  await exitCode(child);
+
+  const hook = await startWebhook(() => 200, port);
+  cleanup.push(() => hook.close());
+  const { agent } = pushAgent();
+  const next = await startPushServer(agent, { ...LOOPBACK_PUSH, maxAttempts: 1000 }, { store });
+  cleanup.push(() => next.server.close());
+  // A delivery the killed process had leased waits for its lease (1.5 s) to expire.
+  await until(() => hook.received.length >= 5, 'the backlog delivered after the kill');
+  assert.deepEqual(
+    hook.received.map((r) => kindOf(r.json)),
+    steps(3),
+  );
+  const ids = hook.received.map(idOf);
+  assert.equal(new Set(ids).size, 5, 'each once');
 });
 
 test('SRV-PUSH-5 (PostgreSQL): two replicas share the outbox; every notification is delivered once, by one replica', async (t) => {
