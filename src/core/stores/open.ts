@@ -1,6 +1,7 @@
 /**
  * Opens the stores named by a store option: `memory`, `sqlite:<path>` or a `postgres://` (or
- * `postgresql://`) URL, where `?schema=<name>` puts the tables in that PostgreSQL schema. The task store and the push-config store share one file or one pool.
+ * `postgresql://`) URL, where `?schema=<name>` puts the tables in that PostgreSQL schema. The task
+ * store, the push-config store and the push outbox share one file or one pool.
  */
 import type { EventBus } from '../event-bus/event-bus.js';
 import { MemoryPushOutbox } from '../push/memory-outbox.js';
