@@ -7,16 +7,55 @@
  * - the task scenario (SendMessage `task:x`, JSON-RPC, BENCH_CONNECTIONS in flight) with one
  *   push config per task vs without.
  *
- * Knobs: BENCH_ROUND_SECONDS (5), BENCH_CONNECTIONS (16). Figures share the machine with
- * whatever else runs: compare the two task figures with each other, not across machines.
+ * Knobs: BENCH_ROUND_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_STORE (`memory`; `sqlite`: a
+ * new file per scenario; or a postgres:// URL: a new schema per scenario, dropped after), which
+ * picks the store and so the outbox (memory, or the store's durable one). Figures share the
+ * machine with whatever else runs: compare the two task figures with each other, not across
+ * machines.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { benchCard, benchExecutor } from '../src/agents/index.js';
 import { createA2AServer } from '../src/server/http.js';
 
 const SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const STORE = process.env.BENCH_STORE ?? 'memory';
+
+/** A fresh store of the BENCH_STORE kind, and how to remove it afterwards. */
+function freshStore(): {
+  spec: 'memory' | `sqlite:${string}` | `postgres://${string}`;
+  remove(): Promise<void>;
+} {
+  if (STORE === 'memory') return { spec: 'memory', remove: () => Promise.resolve() };
+  if (STORE === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-bench-push-'));
+    return {
+      spec: `sqlite:${join(dir, 'bench.sqlite')}`,
+      remove: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
+  }
+  if (STORE.startsWith('postgres://')) {
+    const schema = `bench_push_${randomBytes(4).toString('hex')}`;
+    const url = new URL(STORE);
+    url.searchParams.set('schema', schema);
+    return {
+      spec: url.toString() as `postgres://${string}`,
+      remove: async () => {
+        const client = new pg.Client({ connectionString: STORE });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      },
+    };
+  }
+  throw new Error(`BENCH_STORE must be memory, sqlite or a postgres:// URL, got ${STORE}`);
+}
 
 interface Receiver {
   url: string;
@@ -90,9 +129,11 @@ function percentile(sorted: number[], p: number): number {
 
 async function scenario(push: boolean): Promise<void> {
   const receiver = await startReceiver();
+  const store = freshStore();
   const server = createA2AServer({
     agent: benchExecutor,
     card: benchCard,
+    store: store.spec,
     pushNotifications: push,
     ...(push ? { push: { allowHosts: ['127.0.0.1'], allowHttp: true, concurrency: 32 } } : {}),
   });
@@ -104,7 +145,7 @@ async function scenario(push: boolean): Promise<void> {
     const started = Date.now();
     const tasksPerSecond = await load(url, push ? receiver.url : undefined);
     if (!push) {
-      console.log(`task scenario without push: ${tasksPerSecond.toFixed(0)} tasks/s`);
+      console.log(`task scenario without push (${STORE} store): ${tasksPerSecond.toFixed(0)} tasks/s`);
       return;
     }
     const sent = receiver.count;
@@ -116,7 +157,9 @@ async function scenario(push: boolean): Promise<void> {
     }
     const seconds = (Date.now() - started - 500) / 1000;
     const sorted = receiver.latencies.slice().sort((a, b) => a - b);
-    console.log(`task scenario with one push config per task: ${tasksPerSecond.toFixed(0)} tasks/s`);
+    console.log(
+      `task scenario with one push config per task (${STORE} store and outbox): ${tasksPerSecond.toFixed(0)} tasks/s`,
+    );
     console.log(
       `push: ${receiver.count} deliveries (${sent} during the load) in ${seconds.toFixed(1)} s = ${(receiver.count / seconds).toFixed(0)} deliveries/s; ` +
         `event to webhook p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms`,
@@ -124,6 +167,7 @@ async function scenario(push: boolean): Promise<void> {
   } finally {
     await server.close();
     await receiver.close();
+    await store.remove();
   }
 }
 

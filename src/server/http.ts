@@ -209,7 +209,11 @@ class A2AHttpServer implements A2AServer {
     this.push = options.pushNotifications
       ? new PushHosting(
           {
-            ...(this.stores ? { configStore: this.stores.pushConfigStore } : {}),
+            // The store's own outbox (durable on SQLite and PostgreSQL), unless the caller
+            // keeps configs elsewhere: an outbox reads the configs of its own store.
+            ...(this.stores && !options.push?.configStore
+              ? { configStore: this.stores.pushConfigStore, outbox: this.stores.pushOutbox }
+              : {}),
             ...(options.push ?? {}),
           },
           onError,

@@ -67,10 +67,13 @@ export { SqliteDatabase } from '../core/stores/sqlite/database.js';
 export type { SqliteOptions } from '../core/stores/sqlite/database.js';
 export { SqliteTaskStore } from '../core/stores/sqlite/task-store.js';
 export { SqlitePushConfigStore } from '../core/stores/sqlite/push-config-store.js';
+export { SqlitePushOutbox } from '../core/stores/sqlite/push-outbox.js';
 export { PostgresDatabase } from '../core/stores/postgres/database.js';
 export type { PostgresOptions } from '../core/stores/postgres/database.js';
 export { PostgresTaskStore } from '../core/stores/postgres/task-store.js';
 export { PostgresPushConfigStore } from '../core/stores/postgres/push-config-store.js';
+export { PostgresPushOutbox } from '../core/stores/postgres/push-outbox.js';
+export type { SqlPushOutboxOptions } from '../core/stores/sql/push-outbox-rows.js';
 export { PostgresEventBus } from '../core/event-bus/postgres.js';
 export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
 export type { RecoveryOptions } from '../core/recovery.js';
@@ -106,6 +109,7 @@ export {
   type PushSigningKey,
 } from '../core/push/notification-signing.js';
 export { PUSH_TOKEN_HEADER } from './push/delivery-worker.js';
+export type { WebhookTls } from './push/webhook-request.js';
 export { MAX_PUSH_TOKEN_LENGTH, MAX_PUSH_CREDENTIALS_LENGTH } from './push/config-check.js';
 export { InProcessEventBus } from '../core/event-bus/in-process.js';
 export { JsonRpcBinding } from '../bindings/jsonrpc/server.js';

@@ -168,7 +168,8 @@ export class MemoryPushOutbox implements PushOutbox {
     else {
       let at = queue.length;
       while (at > 0 && queue[at - 1]!.seq > entry.seq) at--;
-      queue.splice(at, 0, entry);
+      // Never before the current head: it may be in flight, and a config sends one at a time.
+      queue.splice(Math.max(at, 1), 0, entry);
     }
     for (const listener of this.#listeners) listener();
     return Promise.resolve(true);

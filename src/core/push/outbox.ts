@@ -118,9 +118,10 @@ export interface PushOutbox extends PushChangeWriter {
   /** The attempts of one delivery, oldest first (bounded by the retry policy's attempts). */
   attempts(id: string): Promise<PushAttempt[]>;
   /**
-   * Puts a dead delivery back to pending, due now, with its attempt count reset. It is then
-   * the oldest pending delivery of its config only if nothing later is pending: a replay may
-   * arrive after notifications that followed it (receivers order by content, not arrival).
+   * Puts a dead delivery back to pending, due now, with its attempt count reset. When its
+   * config has pending deliveries, it waits for the oldest of them (which may be in flight: a
+   * config still sends one at a time), then goes before the later ones; so a replay may arrive
+   * after notifications that followed it (receivers order by content, not arrival).
    * False when the delivery is unknown or not dead.
    */
   replay(id: string): Promise<boolean>;

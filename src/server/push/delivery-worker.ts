@@ -28,7 +28,12 @@ import {
 } from '../../core/push/notification-signing.js';
 import type { PushAttempt, PushDelivery, PushOutbox, PushSettlement } from '../../core/push/outbox.js';
 import { RetryPolicy } from '../../core/push/retry-policy.js';
-import { WebhookClient, WebhookRequestError, type WebhookLimits } from './webhook-request.js';
+import {
+  WebhookClient,
+  WebhookRequestError,
+  type WebhookLimits,
+  type WebhookTls,
+} from './webhook-request.js';
 
 /** The header that carries the config's token (N11). */
 export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
@@ -53,6 +58,8 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
    * the event in v0.3 form.
    */
   readTask?: PushTaskReader;
+  /** TLS of https: webhooks (extra trusted CAs). */
+  tls?: WebhookTls;
   /** Most POSTs in flight at once. @default 16 */
   concurrency?: number;
   /** How long a claim is held; must exceed `timeoutMs`. @default timeoutMs * 2 + 30000 */
@@ -87,6 +94,8 @@ export class PushDeliveryWorker {
   readonly #running = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #pumping = false;
+  /** The running pump (a claim may be on its way): close() waits for it. */
+  #pumpRun: Promise<void> | undefined;
   #again = false;
   #started = false;
   #closed = false;
@@ -131,7 +140,7 @@ export class PushDeliveryWorker {
       this.#again = true;
       return;
     }
-    void this.#pump();
+    this.#pumpRun = this.#pump();
   };
 
   /** Stops claiming, waits up to the grace period for running POSTs, then aborts them. */
@@ -139,6 +148,8 @@ export class PushDeliveryWorker {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    // A claim answered after this point is given back by the pump (see #pump).
+    await this.#pumpRun;
     if (this.#running.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
@@ -164,6 +175,10 @@ export class PushDeliveryWorker {
             this.#leaseMs,
           );
           if (claimed.length === 0) break;
+          if (this.#closed) {
+            await this.#giveBack(claimed);
+            break;
+          }
           for (const delivery of claimed) this.#launch(delivery);
         }
       } while (this.#again && !this.#closed);
@@ -173,6 +188,24 @@ export class PushDeliveryWorker {
       this.#pumping = false;
       // At full capacity a finishing POST wakes the pump: no timer needed (and no scan for it).
       if (this.#running.size < this.#concurrency) this.#schedule();
+    }
+  }
+
+  /**
+   * Claimed while closing: released at once (a lease of 0 ms), so the next worker need not
+   * wait for it to expire; an outbox without renew gets a retry due now (one attempt more).
+   */
+  async #giveBack(claimed: PushDelivery[]): Promise<void> {
+    for (const delivery of claimed) {
+      if (this.#outbox.renew) await this.#outbox.renew(delivery.id, this.workerId, 0);
+      else {
+        await this.#settle(
+          delivery,
+          Date.now(),
+          { error: 'the server stopped' },
+          { outcome: 'retry', nextAttemptAtMs: Date.now(), error: 'interrupted: the server stopped' },
+        );
+      }
     }
   }
 

@@ -11,7 +11,7 @@ import { MemoryPushOutbox } from '../../core/push/memory-outbox.js';
 import { NotificationSigner, type PushSigningKey } from '../../core/push/notification-signing.js';
 import type { PushOutbox } from '../../core/push/outbox.js';
 import { RetryPolicy, type RetryOptions } from '../../core/push/retry-policy.js';
-import type { WebhookLimits } from './webhook-request.js';
+import type { WebhookLimits, WebhookTls } from './webhook-request.js';
 import type { TaskManager } from '../../core/task-manager.js';
 import { viewTask } from '../../core/task-view.js';
 import { MemoryPushConfigStore } from '../../core/stores/memory/push-config-store.js';
@@ -27,16 +27,32 @@ export interface PushOptions extends AddressPolicy, RetryOptions, WebhookLimits 
   signingKey?: PushSigningKey | false;
   /** Most webhook POSTs in flight. @default 16 */
   concurrency?: number;
-  /** Where configs live. @default a MemoryPushConfigStore */
+  /** Where configs live. @default the server's store's, else a MemoryPushConfigStore */
   configStore?: PushConfigStore;
-  /** Where notifications wait. @default a MemoryPushOutbox over `configStore` (not durable) */
+  /**
+   * Where notifications wait. @default the outbox of the store createA2AServer opened (durable
+   * and shared by replicas on SQLite and PostgreSQL), else a MemoryPushOutbox over
+   * `configStore` (not durable)
+   */
   outbox?: PushOutbox;
   /** How long close() lets running POSTs finish. @default 5000 */
   closeGraceMs?: number;
   /** How often a shared outbox is polled. @default 1000 */
   pollMs?: number;
+  /**
+   * How long a claimed delivery is leased to this server; a server that dies holding one
+   * delays it (to another replica, or the next start) by at most this. Must exceed `timeoutMs`.
+   * @default timeoutMs * 2 + 30000
+   */
+  leaseMs?: number;
   /** Host name resolution (tests, custom DNS). @default the system resolver */
   resolve?: HostResolver;
+  /**
+   * TLS of https: webhooks: `ca` adds CA certificates (PEM) trusted for receivers, beside
+   * Node's default roots (a receiver with a private CA's certificate).
+   * @example tls: { ca: readFileSync('hooks-ca.pem') }
+   */
+  tls?: WebhookTls;
 }
 
 /** The push machinery of one server. */
@@ -64,7 +80,9 @@ export class PushHosting {
         'maxResponseBytes',
         'concurrency',
         'pollMs',
+        'leaseMs',
         'closeGraceMs',
+        'tls',
       ]),
       outbox: this.outbox,
       configs: this.configs,

@@ -6,6 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import type { CheckedAddress } from './address-guard.js';
 
 /** Timeouts and caps of webhook requests. */
@@ -16,6 +17,15 @@ export interface WebhookLimits {
   timeoutMs?: number;
   /** Bytes of the answer read; the rest is discarded with the connection. @default 4096 */
   maxResponseBytes?: number;
+}
+
+/** TLS settings of webhook connections (https: URLs). */
+export interface WebhookTls {
+  /**
+   * CA certificates (PEM) trusted for webhook servers in addition to Node's default roots: a
+   * receiver with a certificate from a private CA. The host name is still verified.
+   */
+  ca?: string | Buffer | readonly (string | Buffer)[];
 }
 
 /** What came back. */
@@ -44,13 +54,22 @@ export class WebhookClient {
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
 
-  constructor(limits: WebhookLimits & { maxSockets?: number } = {}) {
+  constructor(limits: WebhookLimits & { maxSockets?: number; tls?: WebhookTls } = {}) {
     this.#connectTimeoutMs = limits.connectTimeoutMs ?? 5000;
     this.#timeoutMs = limits.timeoutMs ?? 15_000;
     this.#maxResponseBytes = limits.maxResponseBytes ?? 4096;
     const maxSockets = limits.maxSockets ?? 16;
     this.#http = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
-    this.#https = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    const extra = limits.tls?.ca;
+    // A `ca` replaces Node's roots: keep them, so public receivers still verify.
+    const ca =
+      extra === undefined ? undefined : [...rootCertificates, ...(Array.isArray(extra) ? extra : [extra])];
+    this.#https = new HttpsAgent({
+      keepAlive: true,
+      maxSockets,
+      maxFreeSockets: maxSockets,
+      ...(ca ? { ca } : {}),
+    });
   }
 
   /**

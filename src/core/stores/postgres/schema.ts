@@ -101,4 +101,52 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX a2a_leases_until ON a2a_leases (until_ms);
   CREATE INDEX a2a_leases_worker ON a2a_leases (worker);
   `,
+  // 5: push outbox (issue 12): one row per notification to one config; `head` marks the oldest
+  // pending row of its config, the only one a worker may claim. a2a_push_is_head is VOLATILE
+  // PL/pgSQL on purpose: it reads with a fresh snapshot, taken after the enqueuing statement
+  // locked the task row, so it sees a settle that committed while that statement waited.
+  `
+  CREATE TABLE a2a_push_outbox (
+    seq bigserial PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    tenant text COLLATE "C" NOT NULL,
+    owner text COLLATE "C" NOT NULL,
+    task_id text COLLATE "C" NOT NULL,
+    config_id text COLLATE "C" NOT NULL,
+    payload text NOT NULL,
+    state text COLLATE "C" NOT NULL,
+    head boolean NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    recorded integer NOT NULL DEFAULT 0,
+    created_ms bigint NOT NULL,
+    next_attempt_ms bigint NOT NULL,
+    settled_ms bigint,
+    lease_owner text COLLATE "C",
+    lease_until_ms bigint NOT NULL DEFAULT 0,
+    last_error text
+  );
+  CREATE INDEX a2a_push_outbox_due ON a2a_push_outbox (next_attempt_ms) WHERE state = 'pending' AND head;
+  CREATE INDEX a2a_push_outbox_queue ON a2a_push_outbox (tenant, owner, task_id, config_id, seq) WHERE state = 'pending';
+  CREATE INDEX a2a_push_outbox_settled ON a2a_push_outbox (settled_ms) WHERE state <> 'pending';
+  CREATE INDEX a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, seq);
+  CREATE INDEX a2a_push_outbox_state ON a2a_push_outbox (state, seq);
+  CREATE TABLE a2a_push_attempts (
+    delivery_id text COLLATE "C" NOT NULL REFERENCES a2a_push_outbox (id) ON DELETE CASCADE,
+    n integer NOT NULL,
+    at_ms bigint NOT NULL,
+    duration_ms integer NOT NULL,
+    ok boolean NOT NULL,
+    status integer,
+    error text,
+    PRIMARY KEY (delivery_id, n)
+  );
+  CREATE FUNCTION a2a_push_is_head(t text, o text, k text, c text) RETURNS boolean
+  LANGUAGE plpgsql VOLATILE AS $$
+  BEGIN
+    RETURN NOT EXISTS (
+      SELECT 1 FROM a2a_push_outbox
+      WHERE tenant = t AND owner = o AND task_id = k AND config_id = c AND state = 'pending');
+  END
+  $$;
+  `,
 ];

@@ -94,4 +94,42 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX a2a_leases_until ON a2a_leases (until_ms);
   CREATE INDEX a2a_leases_worker ON a2a_leases (worker);
   `,
+  // 5: push outbox (issue 12): one row per notification to one config; `head` marks the oldest
+  // pending row of its config, the only one a worker may claim. Attempts kept per delivery.
+  `
+  CREATE TABLE a2a_push_outbox (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    config_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    head INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    recorded INTEGER NOT NULL DEFAULT 0,
+    created_ms INTEGER NOT NULL,
+    next_attempt_ms INTEGER NOT NULL,
+    settled_ms INTEGER,
+    lease_owner TEXT,
+    lease_until_ms INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT
+  );
+  CREATE INDEX a2a_push_outbox_due ON a2a_push_outbox (next_attempt_ms) WHERE state = 'pending' AND head = 1;
+  CREATE INDEX a2a_push_outbox_queue ON a2a_push_outbox (tenant, owner, task_id, config_id, seq) WHERE state = 'pending';
+  CREATE INDEX a2a_push_outbox_settled ON a2a_push_outbox (settled_ms) WHERE state <> 'pending';
+  CREATE INDEX a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, seq);
+  CREATE INDEX a2a_push_outbox_state ON a2a_push_outbox (state, seq);
+  CREATE TABLE a2a_push_attempts (
+    delivery_id TEXT NOT NULL REFERENCES a2a_push_outbox (id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    ok INTEGER NOT NULL,
+    status INTEGER,
+    error TEXT,
+    PRIMARY KEY (delivery_id, n)
+  ) WITHOUT ROWID;
+  `,
 ];

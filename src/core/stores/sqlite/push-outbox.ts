@@ -1,0 +1,359 @@
+/**
+ * A {@link PushOutbox} in the SQLite file of the tasks (issue 12): a task change and its
+ * notifications are written in one transaction, so they survive a restart together. SQLite has
+ * one writer: every write (save, claim, settle, replay, prune) goes through the file's write
+ * batching ({@link SqliteDatabase.write}), where it runs in a savepoint of the batch's
+ * transaction, so a write either lands whole or not at all while the others of its batch commit.
+ *
+ * A config's pending rows are served in `seq` order: only the row marked `head` (the oldest
+ * pending one of its config) is claimable; settling it delivered or dead marks the next one.
+ */
+import type { Statement, Transaction } from 'better-sqlite3';
+import { newId } from '../../../model/ids.js';
+import type { StreamResponse } from '../../../model/schema.js';
+import type {
+  PushAttempt,
+  PushDelivery,
+  PushDeliveryQuery,
+  PushOutbox,
+  PushSettlement,
+} from '../../push/outbox.js';
+import {
+  attemptOf,
+  DELIVERY_COLUMNS,
+  deliveryOf,
+  listWhere,
+  MAX_CONFIGS_PER_TASK,
+  outboxSettings,
+  PRUNE_CHUNK,
+  type AttemptRow,
+  type DeliveryRow,
+  type SqlPushOutboxOptions,
+  type SqlPushOutboxSettings,
+} from '../sql/push-outbox-rows.js';
+import { TaskVersionConflictError, type StoredTask, type TaskStore } from '../task-store.js';
+import { SqliteDatabase } from './database.js';
+
+/** Options of {@link SqlitePushOutbox}. */
+export type SqlitePushOutboxOptions = SqlPushOutboxOptions;
+
+const QUEUE = 'tenant = ? AND owner = ? AND task_id = ? AND config_id = ?';
+
+/** The push outbox of a SQLite store. */
+export class SqlitePushOutbox implements PushOutbox {
+  readonly database: SqliteDatabase;
+  readonly #settings: SqlPushOutboxSettings;
+  readonly #listeners: (() => void)[] = [];
+  readonly #listStatements = new Map<string, Statement>();
+  readonly #insertTask: Statement;
+  readonly #updateTask: Statement;
+  readonly #configIds: Statement<[string, string, string, number], { id: string }>;
+  readonly #enqueue: Statement;
+  readonly #claim: Statement<[string, number, number, number, number], DeliveryRow>;
+  readonly #settle: Statement;
+  readonly #recordAttempt: Statement;
+  readonly #trimAttempts: Statement;
+  readonly #promote: Statement;
+  readonly #renew: Statement;
+  readonly #get: Statement<[string], DeliveryRow>;
+  readonly #attempts: Statement<[string], AttemptRow>;
+  readonly #replay: Statement;
+  readonly #nextDue: Statement<[], { at: number | null }>;
+  // Claims name the index of due heads: without statistics SQLite would pick the (state, seq)
+  // index and walk every pending row, heads or not.
+  readonly #pruneOld: Statement;
+  readonly #pruneMany: Statement;
+  /** Saves a task change and enqueues its notifications; a savepoint inside the batch. */
+  readonly #saveChange: Transaction<
+    (record: StoredTask, expectedVersion: number, doc: string, payload: string | undefined) => number
+  >;
+  readonly #settleTx: Transaction<
+    (id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement) => boolean
+  >;
+  readonly #timer: NodeJS.Timeout;
+  #pruning = false;
+  #closed = false;
+
+  /** An outbox on `database` (the one the task and push-config stores use), or on the file at `path`. */
+  constructor(database: SqliteDatabase | string, options: SqlitePushOutboxOptions = {}) {
+    this.#settings = outboxSettings(options);
+    this.database = typeof database === 'string' ? SqliteDatabase.open(database) : database.retain();
+    const db = this.database.db;
+    this.#insertTask = db.prepare(
+      `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    this.#updateTask = db.prepare(
+      `UPDATE a2a_tasks SET context_id = ?, state = ?, status_time_ms = ?, version = ?, doc = ?
+       WHERE tenant = ? AND owner = ? AND id = ? AND version = ?`,
+    );
+    this.#configIds = db.prepare(
+      'SELECT id FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY id LIMIT ?',
+    );
+    this.#enqueue = db.prepare(
+      `INSERT INTO a2a_push_outbox
+         (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending',
+         NOT EXISTS (SELECT 1 FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending'), ?, ?)`,
+    );
+    this.#claim = db.prepare(
+      `UPDATE a2a_push_outbox SET lease_owner = ?, lease_until_ms = ?
+       WHERE seq IN (
+         SELECT seq FROM a2a_push_outbox INDEXED BY a2a_push_outbox_due
+         WHERE state = 'pending' AND head = 1 AND next_attempt_ms <= ? AND lease_until_ms <= ?
+         ORDER BY next_attempt_ms LIMIT ?)
+       RETURNING ${DELIVERY_COLUMNS}`,
+    );
+    this.#settle = db.prepare(
+      `UPDATE a2a_push_outbox SET state = ?, head = ?, attempts = attempts + 1, recorded = recorded + 1,
+         next_attempt_ms = ?, last_error = ?, settled_ms = ?, lease_owner = NULL, lease_until_ms = 0
+       WHERE id = ? AND state = 'pending' AND lease_owner = ?
+       RETURNING tenant, owner, task_id, config_id, recorded`,
+    );
+    this.#recordAttempt = db.prepare(
+      `INSERT INTO a2a_push_attempts (delivery_id, n, at_ms, duration_ms, ok, status, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#trimAttempts = db.prepare('DELETE FROM a2a_push_attempts WHERE delivery_id = ? AND n <= ?');
+    this.#promote = db.prepare(
+      `UPDATE a2a_push_outbox SET head = 1 WHERE seq = (
+         SELECT seq FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending' ORDER BY seq LIMIT 1)
+       AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending' AND head = 1)`,
+    );
+    this.#renew = db.prepare(
+      `UPDATE a2a_push_outbox SET lease_until_ms = ? WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
+    );
+    this.#get = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM a2a_push_outbox WHERE id = ?`);
+    this.#attempts = db.prepare(
+      'SELECT at_ms, duration_ms, ok, status, error FROM a2a_push_attempts WHERE delivery_id = ? ORDER BY n',
+    );
+    this.#replay = db.prepare(
+      `UPDATE a2a_push_outbox AS o SET state = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL,
+         settled_ms = NULL, lease_owner = NULL, lease_until_ms = 0,
+         head = NOT EXISTS (SELECT 1 FROM a2a_push_outbox p WHERE p.tenant = o.tenant AND p.owner = o.owner
+           AND p.task_id = o.task_id AND p.config_id = o.config_id AND p.state = 'pending')
+       WHERE id = ? AND state = 'dead'`,
+    );
+    this.#nextDue = db.prepare(
+      `SELECT min(max(next_attempt_ms, lease_until_ms)) AS at FROM a2a_push_outbox INDEXED BY a2a_push_outbox_due
+       WHERE state = 'pending' AND head = 1`,
+    );
+    this.#pruneOld = db.prepare(
+      `DELETE FROM a2a_push_outbox WHERE seq IN (
+         SELECT seq FROM a2a_push_outbox WHERE state <> 'pending' AND settled_ms < ? LIMIT ${PRUNE_CHUNK})`,
+    );
+    this.#pruneMany = db.prepare(
+      `DELETE FROM a2a_push_outbox WHERE seq IN (
+         SELECT seq FROM a2a_push_outbox WHERE state <> 'pending'
+         ORDER BY settled_ms DESC LIMIT ${PRUNE_CHUNK} OFFSET ?)`,
+    );
+    this.#saveChange = db.transaction((record, expectedVersion, doc, payload) =>
+      this.#saveRows(record, expectedVersion, doc, payload),
+    );
+    this.#settleTx = db.transaction((id, workerId, attempt, settlement) =>
+      this.#settleRows(id, workerId, attempt, settlement),
+    );
+    this.#timer = setInterval(() => void this.prune().catch(() => {}), this.#settings.pruneEveryMs);
+    this.#timer.unref();
+  }
+
+  saveChange(
+    _store: TaskStore,
+    record: StoredTask,
+    expectedVersion: number,
+    event: StreamResponse | undefined,
+  ): Promise<void> {
+    // `_store` is this file's task store (or a wrapper of it): the row is written here, with
+    // the notifications, in one savepoint.
+    if (record.version !== expectedVersion + 1) {
+      return Promise.reject(new TaskVersionConflictError(record.task.id));
+    }
+    const doc = JSON.stringify(record.task);
+    const payload = event ? JSON.stringify(event) : undefined;
+    return this.database
+      .write(() => this.#saveChange(record, expectedVersion, doc, payload))
+      .then((queued) => {
+        if (queued > 0) for (const listener of this.#listeners) listener();
+      });
+  }
+
+  #saveRows(record: StoredTask, expectedVersion: number, doc: string, payload: string | undefined): number {
+    const task = record.task;
+    const contextId = task.contextId ?? null;
+    const state = task.status.state;
+    const changes =
+      expectedVersion === 0
+        ? this.#insertTask.run(
+            record.tenant,
+            record.owner,
+            task.id,
+            contextId,
+            state,
+            record.statusTimeMs,
+            record.version,
+            doc,
+          ).changes
+        : this.#updateTask.run(
+            contextId,
+            state,
+            record.statusTimeMs,
+            record.version,
+            doc,
+            record.tenant,
+            record.owner,
+            task.id,
+            expectedVersion,
+          ).changes;
+    if (changes !== 1) throw new TaskVersionConflictError(task.id);
+    if (payload === undefined) return 0;
+    const configs = this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
+    const now = Date.now();
+    for (const { id } of configs) {
+      this.#enqueue.run(
+        newId(),
+        record.tenant,
+        record.owner,
+        task.id,
+        id,
+        payload,
+        record.tenant,
+        record.owner,
+        task.id,
+        id,
+        now,
+        now,
+      );
+    }
+    return configs.length;
+  }
+
+  claim(workerId: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
+    const n = Math.max(0, Math.floor(limit));
+    if (n === 0) return Promise.resolve([]);
+    return this.database.write(() => {
+      const now = Date.now();
+      return this.#claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
+    });
+  }
+
+  settle(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): Promise<boolean> {
+    return this.database.write(() => this.#settleTx(id, workerId, attempt, settlement));
+  }
+
+  #settleRows(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): boolean {
+    const now = Date.now();
+    const finished = settlement.outcome !== 'retry';
+    const row = this.#settle.get(
+      settlement.outcome === 'retry' ? 'pending' : settlement.outcome,
+      finished ? 0 : 1,
+      settlement.outcome === 'retry' ? settlement.nextAttemptAtMs : now,
+      settlement.outcome === 'delivered' ? null : settlement.error,
+      finished ? now : null,
+      id,
+      workerId,
+    ) as { tenant: string; owner: string; task_id: string; config_id: string; recorded: number } | undefined;
+    if (!row) return false;
+    this.#recordAttempt.run(
+      id,
+      row.recorded,
+      attempt.atMs,
+      Math.round(attempt.durationMs),
+      attempt.ok ? 1 : 0,
+      attempt.status ?? null,
+      attempt.error ?? null,
+    );
+    this.#trimAttempts.run(id, row.recorded - this.#settings.maxAttemptsRecorded);
+    if (finished) {
+      const queue = [row.tenant, row.owner, row.task_id, row.config_id];
+      this.#promote.run(...queue, ...queue);
+    }
+    return true;
+  }
+
+  renew(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+    return this.database.write(() => this.#renew.run(Date.now() + leaseMs, id, workerId).changes === 1);
+  }
+
+  get(id: string): Promise<PushDelivery | undefined> {
+    try {
+      const row = this.#get.get(id);
+      return Promise.resolve(row ? deliveryOf(row) : undefined);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  list(query: PushDeliveryQuery): Promise<PushDelivery[]> {
+    try {
+      const { where, params, limit } = listWhere(query, () => '?');
+      const sql = `SELECT ${DELIVERY_COLUMNS} FROM a2a_push_outbox WHERE ${where} ORDER BY seq DESC LIMIT ?`;
+      let statement = this.#listStatements.get(sql);
+      if (!statement) {
+        statement = this.database.db.prepare(sql);
+        this.#listStatements.set(sql, statement);
+      }
+      return Promise.resolve((statement.all(...params, limit) as DeliveryRow[]).map(deliveryOf));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  attempts(id: string): Promise<PushAttempt[]> {
+    try {
+      return Promise.resolve(this.#attempts.all(id).map(attemptOf));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async replay(id: string): Promise<boolean> {
+    const replayed = await this.database.write(() => this.#replay.run(Date.now(), id).changes === 1);
+    if (replayed) for (const listener of this.#listeners) listener();
+    return replayed;
+  }
+
+  onEnqueued(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** One process owns a SQLite file, so the earliest due head here is the next work anywhere. */
+  nextDueAtMs(): number | undefined {
+    if (this.#closed || !this.database.db.open) return undefined;
+    return this.#nextDue.get()?.at ?? undefined;
+  }
+
+  /**
+   * Removes delivered and dead deliveries settled longer than `finishedMaxAgeMs` ago, and the
+   * oldest beyond `maxFinished`, in bounded chunks (each its own transaction); returns how many.
+   * Runs every `pruneEveryMs` by itself.
+   */
+  async prune(nowMs = Date.now()): Promise<number> {
+    if (this.#pruning || this.#closed) return 0;
+    this.#pruning = true;
+    let total = 0;
+    try {
+      const cutoff = nowMs - this.#settings.finishedMaxAgeMs;
+      for (const statement of [this.#pruneOld, this.#pruneMany]) {
+        const param = statement === this.#pruneOld ? cutoff : this.#settings.maxFinished;
+        for (;;) {
+          if (this.#closed) return total;
+          const n = await this.database.write(() => statement.run(param).changes);
+          total += n;
+          if (n < PRUNE_CHUNK) break;
+        }
+      }
+      return total;
+    } finally {
+      this.#pruning = false;
+    }
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      clearInterval(this.#timer);
+      this.database.release();
+    }
+    return Promise.resolve();
+  }
+}
