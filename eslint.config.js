@@ -81,6 +81,8 @@ export default tseslint.config(
       'src/bindings/compat-v03/gen/',
       'coverage/',
       'a2a-data/',
+      // Other builds benchmarked beside this one (BENCH_KIT_DIST).
+      '.bench-tmp/',
     ],
   },
   js.configs.recommended,

@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import { InvalidParamsError } from '../errors/a2a-error.js';
-import type { SendMessageRequest } from '../model/schema.js';
+import type { Message, Part, SendMessageRequest } from '../model/schema.js';
 
 /** Default idempotency window: 24 hours. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -18,14 +18,54 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * dropped, so the same message sent over any binding has the same fingerprint.
  */
 export function requestFingerprint(request: SendMessageRequest): string {
-  // One string and the one-shot hash: far cheaper than a Hash object fed piece by piece.
-  const canonical = `[${canonicalJson(request.message, 'messageId')},${canonicalJson(request.metadata)}]`;
-  // 128 bits: ample to tell messages of one caller apart, half the storage of the full hash.
-  return hash('sha256', canonical, 'base64url').slice(0, 22);
+  const canonical = `[${canonicalMessage(request.message)},${canonicalJson(request.metadata)}]`;
+  // The whole digest: a flat string, where a slice of it would keep the digest alive beside it
+  // (the record holds the fingerprint for the idempotency window).
+  return hash('sha256', canonical, 'base64url');
+}
+
+// The fields of Message (but messageId) and of Part in sorted order: the known shapes skip the
+// generic path's Object.keys and sort, which cost more than the hash itself. Keys a validated
+// message cannot carry are not looked at.
+const MESSAGE_FIELDS = [
+  'contextId',
+  'extensions',
+  'metadata',
+  'parts',
+  'referenceTaskIds',
+  'role',
+  'taskId',
+] as const;
+const PART_FIELDS = ['data', 'filename', 'mediaType', 'metadata', 'raw', 'text', 'url'] as const;
+
+function canonicalMessage(message: Message): string {
+  let out = '{';
+  for (const key of MESSAGE_FIELDS) {
+    const item = message[key];
+    if (isDefault(item)) continue;
+    const text = key === 'parts' ? canonicalParts(message.parts) : canonicalJson(item);
+    out += (out.length > 1 ? ',"' : '"') + key + '":' + text;
+  }
+  return out + '}';
+}
+
+function canonicalParts(parts: readonly Part[]): string {
+  let out = '[';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    let one = '{';
+    for (const key of PART_FIELDS) {
+      const item = part[key];
+      if (isDefault(item)) continue;
+      one += (one.length > 1 ? ',"' : '"') + key + '":' + canonicalJson(item);
+    }
+    out += (i > 0 ? ',' : '') + one + '}';
+  }
+  return out + ']';
 }
 
 /** `value` as JSON with sorted keys and proto3 defaults omitted. */
-function canonicalJson(value: unknown, skipKey?: string): string {
+function canonicalJson(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (Array.isArray(value)) {
     let out = '[';
@@ -35,11 +75,11 @@ function canonicalJson(value: unknown, skipKey?: string): string {
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
-    if (!isSorted(keys)) keys.sort();
+    sortSmall(keys);
     let out = '{';
     for (const key of keys) {
       const item = record[key];
-      if (key === skipKey || isDefault(item)) continue;
+      if (isDefault(item)) continue;
       out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(item);
     }
     return out + '}';
@@ -47,9 +87,21 @@ function canonicalJson(value: unknown, skipKey?: string): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function isSorted(keys: readonly string[]): boolean {
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false;
-  return true;
+/** Sorts in place: insertion sort for the few keys of most objects (no allocation), else sort(). */
+function sortSmall(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
 }
 
 function isDefault(value: unknown): boolean {

@@ -58,9 +58,13 @@ export function messageSize(message: Message): TaskSize {
   return { parts: message.parts.length, bytes };
 }
 
-/** What a new artifact adds. */
+/** What a new artifact adds: its parts as {@link partsSize} measures them, plus its framing. */
 export function artifactSize(artifact: Artifact): TaskSize {
-  return { parts: artifact.parts.length, bytes: jsonSize(artifact) + 1 };
+  let bytes = partsSize(artifact.parts).bytes + 64 + artifact.artifactId.length;
+  bytes += (artifact.name?.length ?? 0) + (artifact.description?.length ?? 0);
+  if (artifact.metadata !== undefined) bytes += jsonSize(artifact.metadata);
+  if (artifact.extensions !== undefined) bytes += jsonSize(artifact.extensions);
+  return { parts: artifact.parts.length, bytes };
 }
 
 /** What appended parts add (text parts measured without encoding them: length plus framing). */

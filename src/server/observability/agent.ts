@@ -9,7 +9,7 @@ import type { AgentExecutor, RequestContext, TaskEventSink } from '../../core/ex
 import type { Logger } from 'pino';
 import { logAgentFailure } from './logging.js';
 import type { ServerInstruments } from './metrics.js';
-import { a2aTracer, failSpan } from './tracing.js';
+import { a2aTracer, failSpan, liveness } from './tracing.js';
 
 /** Options of {@link observeExecutor}. */
 export interface ObserveExecutorOptions {
@@ -22,6 +22,7 @@ export interface ObserveExecutorOptions {
 /** `executor` with tracing, metrics and failure logging around `execute` and `cancel`. */
 export function observeExecutor(executor: AgentExecutor, options: ObserveExecutorOptions): AgentExecutor {
   const tracer = options.tracer ?? a2aTracer();
+  const live = liveness(options.tracer);
   const { logger, instruments, secrets } = options;
   const untraced = async (
     name: 'execute' | 'cancel',
@@ -45,6 +46,7 @@ export function observeExecutor(executor: AgentExecutor, options: ObserveExecuto
     ctx: RequestContext,
     work: () => Promise<void> | void,
   ): Promise<void> => {
+    if (!live()) return untraced(name, ctx, work);
     const active = context.active();
     // Below a span that records nothing (not sampled) the agent's span would record nothing either.
     if (trace.getSpan(active)?.isRecording() === false) return untraced(name, ctx, work);

@@ -11,7 +11,7 @@ import type { RequestHandler } from '../../core/handler/request-handler.js';
 import type { TaskStore } from '../../core/stores/task-store.js';
 import { observeExecutor } from './agent.js';
 import { loggingInterceptor, pushLogger, type PushLogger } from './logging.js';
-import { metricsInterceptor, serverInstruments, type ServerInstruments } from './metrics.js';
+import { metricsAreLive, metricsInterceptor, serverInstruments, type ServerInstruments } from './metrics.js';
 import { traceTaskStore } from './store-tracing.js';
 import { observeEventBus } from './task-events.js';
 import { tracingInterceptor } from './tracing.js';
@@ -62,10 +62,12 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
   const logger = options.logger || undefined;
   const secrets = options.secrets ? new Set(options.secrets) : undefined;
   const instruments = serverInstruments();
+  // Without a MeterProvider the instruments are no-ops for good: leave their wrappers out.
+  const metricsLive = metricsAreLive();
   const interceptors: ServerInterceptor[] = [
     ...(logger ? [loggingInterceptor(logger, secrets)] : []),
     tracingInterceptor(),
-    metricsInterceptor(instruments),
+    ...(metricsLive ? [metricsInterceptor(instruments)] : []),
   ];
   return {
     logger,
@@ -76,7 +78,7 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
     parts: ({ executor, taskStore, eventBus }) => ({
       executor: observeExecutor(executor, { logger, instruments, ...(secrets ? { secrets } : {}) }),
       taskStore: traceTaskStore(taskStore),
-      eventBus: observeEventBus(eventBus, { logger, instruments }),
+      eventBus: logger || metricsLive ? observeEventBus(eventBus, { logger, instruments }) : eventBus,
     }),
     handler: (handler) => withClose(interceptHandler(handler, interceptors), handler),
   };

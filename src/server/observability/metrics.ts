@@ -3,7 +3,13 @@
  * (before creating the server: instruments are made when the server is).
  */
 import { performance } from 'node:perf_hooks';
-import { metrics, type Counter, type Histogram, type UpDownCounter } from '@opentelemetry/api';
+import {
+  createNoopMeter,
+  metrics,
+  type Counter,
+  type Histogram,
+  type UpDownCounter,
+} from '@opentelemetry/api';
 import type { ServerInterceptor } from '../../core/handler/interceptor.js';
 import type { StreamResponse } from '../../model/schema.js';
 import { bindingOf, errorCodeOf, watchStream } from './call-facts.js';
@@ -37,6 +43,15 @@ export interface PushInstruments {
   readonly retries: Counter;
   /** `a2a.push.delivery.duration` (s): one attempt's time. */
   readonly deliveryDuration: Histogram;
+}
+
+/**
+ * Whether a MeterProvider is installed. Instruments are bound when made (the metrics API has no
+ * proxy), so one installed later is not used by a server made before: the metric wrappers are
+ * left out altogether when this is false at the server's creation.
+ */
+export function metricsAreLive(): boolean {
+  return metrics.getMeter(INSTRUMENTATION_SCOPE) !== createNoopMeter();
 }
 
 /** Creates the server instruments on the global MeterProvider (no-op when none is installed). */

@@ -14,11 +14,14 @@ import type {
   TaskScope,
   TaskStore,
 } from '../../core/stores/task-store.js';
-import { a2aTracer, failSpan } from './tracing.js';
+import { a2aTracer, failSpan, liveness } from './tracing.js';
 
 /** `store` with a span around every call made within a recording span. */
-export function traceTaskStore(store: TaskStore, tracer: Tracer = a2aTracer()): TaskStore {
+export function traceTaskStore(store: TaskStore, given?: Tracer): TaskStore {
+  const tracer = given ?? a2aTracer();
+  const live = liveness(given);
   const span = (name: string, taskId?: string): Span | undefined => {
+    if (!live()) return undefined;
     const active = context.active();
     if (!trace.getSpan(active)?.isRecording()) return undefined;
     return tracer.startSpan(

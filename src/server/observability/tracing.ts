@@ -6,6 +6,7 @@
  * NodeSDK / NodeTracerProvider.register() install one).
  */
 import {
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   context,
@@ -39,6 +40,25 @@ export function a2aTracer(): Tracer {
   return trace.getTracer(INSTRUMENTATION_SCOPE);
 }
 
+/** What the API's global proxy delegates to while no SDK is installed. */
+const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * False while no TracerProvider is installed (every span would be a no-op): the wrappers then
+ * call straight through, at the price of one property read per call. Read on every call, so an
+ * SDK installed after the server starts is used from then on.
+ */
+export function tracingIsLive(): boolean {
+  const provider = trace.getTracerProvider();
+  // Another copy of the API (a different version) answers "live": the wrappers then do their work.
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_TRACER_PROVIDER;
+}
+
+/** The liveness test of a wrapper: always live with a tracer given, else {@link tracingIsLive}. */
+export function liveness(tracer: Tracer | undefined): () => boolean {
+  return tracer ? () => true : tracingIsLive;
+}
+
 function setFacts(span: Span, facts: TaskFacts): void {
   if (facts.taskId) span.setAttribute('a2a.task.id', facts.taskId);
   if (facts.contextId) span.setAttribute('a2a.context.id', facts.contextId);
@@ -67,8 +87,11 @@ export function failSpan(span: Span, error: unknown): void {
  * `a2a.task.state`. The operation runs with the span active (so the agent's spans and calls
  * are its children). A stream's events become span events; the span ends with the stream.
  */
-export function tracingInterceptor(tracer: Tracer = a2aTracer()): ServerInterceptor {
+export function tracingInterceptor(given?: Tracer): ServerInterceptor {
+  const tracer = given ?? a2aTracer();
+  const live = liveness(given);
   return (next) => (call) => {
+    if (!live()) return next(call);
     const carrier = traceCarrierOf(call.ctx);
     const active = context.active();
     const parent = carrier ? propagation.extract(active, carrier) : active;

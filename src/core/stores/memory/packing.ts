@@ -111,7 +111,9 @@ export function pack(record: StoredTask): TaskRow {
   const timeMarked =
     timestamp !== undefined &&
     Number.isFinite(record.statusTimeMs) &&
-    timestamp === formatTimestamp(record.statusTimeMs);
+    // Not formatTimestamp: its one-entry cache holds the current millisecond for new statuses,
+    // and an old task's time would evict it.
+    timestamp === new Date(record.statusTimeMs).toISOString();
   if (timeMarked) {
     patterns.push(JSON.stringify(timestamp));
     marks.push(TIME_MARK);
