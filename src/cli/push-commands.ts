@@ -16,6 +16,7 @@ import {
   type ConnectionOptions,
 } from './common.js';
 import { EXIT } from './exit-codes.js';
+import { registerPushDeliveries } from './push-deliveries.js';
 import { registerPushListen } from './push-listen.js';
 import { jsonLine } from './render.js';
 
@@ -103,13 +104,16 @@ async function withClient(
 export function registerPushCommands(program: Command, io: ClientCommandIO): void {
   const push = program
     .command('push')
-    .description("a task's push notification configs (set, get, list, delete) and a local receiver (listen)")
+    .description(
+      "a task's push notification configs (set, get, list, delete), a local receiver (listen), and a server's deliveries (deliveries, replay)",
+    )
     .addHelpText(
       'after',
       examples([
         'a2a push listen --port 8787 --card 127.0.0.1:41241        (prints the webhook URL)',
         'a2a push set 127.0.0.1:41241 1f0c... http://127.0.0.1:8787/ --webhook-token s3cret',
         'a2a push list 127.0.0.1:41241 1f0c...',
+        'a2a push deliveries --store sqlite:./a2a-data/a2a.sqlite --state dead',
       ]),
     );
 
@@ -186,4 +190,5 @@ export function registerPushCommands(program: Command, io: ClientCommandIO): voi
     });
 
   registerPushListen(push, io);
+  registerPushDeliveries(push, io);
 }

@@ -52,6 +52,8 @@ interface Entry {
 
 /** The memory outbox; it reads a task's configs from `configs` when a change is saved. */
 export class MemoryPushOutbox implements PushOutbox {
+  /** Only this process writes here: the worker waits for onEnqueued instead of polling. */
+  readonly processLocal = true;
   readonly #configs: PushConfigStore;
   readonly #maxPending: number;
   readonly #maxFinished: number;

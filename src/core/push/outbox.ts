@@ -132,5 +132,11 @@ export interface PushOutbox extends PushChangeWriter {
   onEnqueued?(listener: () => void): void;
   /** Earliest `nextAttemptAtMs` among pending deliveries, when the store knows it cheaply. */
   nextDueAtMs?(): number | undefined;
+  /**
+   * True when nothing outside this process writes to the outbox (a memory outbox): with nothing
+   * pending, the worker then sleeps until {@link onEnqueued} instead of polling. A store file or
+   * database may be written by other processes (`a2a push replay`, replicas), so it is polled.
+   */
+  readonly processLocal?: boolean;
   close?(): Promise<void>;
 }

@@ -225,7 +225,8 @@ export class PushDeliveryWorker {
     this.#timer = undefined;
     if (this.#closed) return;
     const due = this.#outbox.nextDueAtMs?.();
-    if (this.#outbox.nextDueAtMs && due === undefined) return; // nothing pending: enqueue wakes us
+    // Nothing pending in an outbox only this process writes: the next enqueue wakes us.
+    if (this.#outbox.processLocal === true && due === undefined) return;
     const delay =
       due === undefined ? this.#pollMs : Math.min(Math.max(due - Date.now(), 0), this.#pollMs * 60);
     this.#timer = setTimeout(this.wake, Math.max(delay, 1));
