@@ -169,6 +169,8 @@ export class PushDeliveryWorker {
       do {
         this.#again = false;
         while (!this.#closed && this.#running.size < this.#concurrency) {
+          // Nothing due: skip the claim, a write (on SQLite, a commit) that would find nothing.
+          if (this.#outbox.nextDueAtMs && !((this.#outbox.nextDueAtMs() ?? Infinity) <= Date.now())) break;
           const claimed = await this.#outbox.claim(
             this.workerId,
             this.#concurrency - this.#running.size,
