@@ -9,7 +9,7 @@ import type { A2AMethod } from '../model/operations.js';
 import type { ResponseOf } from '../bindings/transport.js';
 import { openStream, streamReply } from '../client/interceptor.js';
 import type { StreamResponse } from '../model/schema.js';
-import { checkExchange, type WireProblem } from './wire-check.js';
+import { checkExchange, restMethodOf, type WireProblem } from './wire-check.js';
 
 /** One SSE event or gRPC stream message inside an exchange. */
 export interface WireEvent {
@@ -178,7 +178,12 @@ export function capturingFetch(
     const exchange = log.open({
       session,
       binding,
-      method: binding === 'JSONRPC' ? jsonRpcMethodOf(body) : undefined,
+      method:
+        binding === 'JSONRPC'
+          ? jsonRpcMethodOf(body)
+          : binding === 'HTTP+JSON'
+            ? restMethodOf(init?.method ?? 'GET', url)
+            : undefined,
       request: {
         method: init?.method ?? 'GET',
         url,

@@ -1,0 +1,64 @@
+/**
+ * The inspector in Chromium against the bench agent on createA2AServer: the card, a streamed
+ * conversation with events in order, an input-required question answered on the same task,
+ * the task list and a task's detail, cancel of a slow task, a push delivery, the raw JSON-RPC
+ * envelope copied as curl.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openInspector, openTab, removeAssets, screenshot } from './browser.js';
+import { startBench } from './agents.js';
+
+after(() => removeAssets());
+
+test('card, streamed conversation in order, and the raw envelope as curl', async (t) => {
+  const bench = await startBench();
+  t.after(() => bench.close());
+  const { page } = await openInspector(t, { agent: bench.url });
+  await page.getByRole('heading', { name: 'bench' }).waitFor();
+  await page.getByText('valid against the A2A model').waitFor();
+  assert.equal(await page.getByTestId('signature').textContent(), 'signature: unsigned');
+  await page.getByText('A2A v1.0 card').waitFor();
+  await screenshot(page, 'card');
+
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('stream:5');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'completed' }).waitFor();
+  const artifact = await page.getByTestId('artifact-out').textContent();
+  assert.match(artifact ?? '', /chunk-1chunk-2chunk-3chunk-4chunk-5/);
+  await screenshot(page, 'conversation');
+
+  await openTab(page, 'Timeline');
+  const rows = page.locator('table.events tbody tr');
+  await page.getByTestId('stream-status').filter({ hasText: 'ended' }).waitFor();
+  const kinds = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-kind')));
+  assert.equal(kinds[0], 'task');
+  assert.deepEqual(kinds.filter((k) => k === 'artifactUpdate').length, 5, `kinds: ${kinds.join(',')}`);
+  const indexes = await rows.evaluateAll((trs) =>
+    trs.map((tr) => Number(tr.querySelector('td')?.textContent)),
+  );
+  assert.deepEqual(
+    indexes,
+    indexes.map((_, i) => i + 1),
+  );
+  const states = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[3]?.textContent ?? ''));
+  assert.equal(states.at(-1), 'completed');
+  await screenshot(page, 'timeline');
+
+  // The raw link of the stream opens its exchange: the JSON-RPC envelope and each SSE event.
+  await page.locator('.stream header').getByRole('button', { name: 'raw' }).click();
+  const detail = page.getByTestId('wire-detail');
+  await detail.waitFor();
+  const request = await page.getByTestId('wire-request-body').textContent();
+  assert.match(request ?? '', /"jsonrpc": "2.0"/);
+  assert.match(request ?? '', /"method": "SendStreamingMessage"/);
+  await page.getByTestId('copy-curl').click();
+  await page.getByTestId('copy-curl').filter({ hasText: 'copied' }).waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(copied, /^curl -N -X POST http:\/\/127\.0\.0\.1:\d+\/[^ ]* \\/);
+  assert.match(copied, /-H 'a2a-version: 1.0'|-H a2a-version:\\ 1.0|a2a-version: 1.0/);
+  assert.match(copied, /--data-raw '\{"jsonrpc":"2.0"/);
+  assert.equal(copied, await page.getByTestId('curl').textContent());
+  await screenshot(page, 'wire');
+});
