@@ -62,3 +62,86 @@ test('card, streamed conversation in order, and the raw envelope as curl', async
   assert.equal(copied, await page.getByTestId('curl').textContent());
   await screenshot(page, 'wire');
 });
+
+test('an input-required question is answered on the same task', async (t) => {
+  const bench = await startBench();
+  t.after(() => bench.close());
+  const { page } = await openInspector(t, { agent: bench.url });
+  await page.getByRole('heading', { name: 'bench' }).waitFor();
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('input:what is your name?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const prompt = page.getByTestId('prompt');
+  await prompt.waitFor();
+  assert.match((await prompt.textContent()) ?? '', /what is your name\?/);
+  const taskId = (await page.getByTestId('task-id').textContent()) ?? '';
+  const contextId = (await page.getByTestId('context-id').textContent()) ?? '';
+  assert.match(taskId, /^[\w-]{8,}$/);
+  await screenshot(page, 'input-required');
+  await page.locator('textarea[name=text]').fill('Ada');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'completed' }).waitFor();
+  assert.match((await page.getByTestId('artifact-out').textContent()) ?? '', /Ada/);
+  assert.equal(await page.getByTestId('context-id').textContent(), contextId);
+  await openTab(page, 'Timeline');
+  await page.locator('.stream').nth(1).waitFor();
+  const labels = await page.locator('.stream header strong').allTextContents();
+  assert.ok(labels.includes(`SendStreamingMessage on ${taskId}`), labels.join(' | '));
+});
+
+test('list tasks, open one, cancel a slow task, and see a push delivery arrive', async (t) => {
+  const bench = await startBench();
+  t.after(() => bench.close());
+  const { page } = await openInspector(t, { agent: bench.url });
+  await page.getByRole('heading', { name: 'bench' }).waitFor();
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('task:first');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'completed' }).waitFor();
+  // A slow task: the conversation's Cancel button ends it.
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.locator('textarea[name=text]').fill('slow:60000');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'working' }).waitFor();
+  const slowId = (await page.getByTestId('task-id').textContent()) ?? '';
+  await page.getByRole('button', { name: 'Cancel task' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'canceled' }).waitFor();
+
+  await openTab(page, 'Tasks');
+  await page.getByRole('button', { name: 'List tasks' }).click();
+  const rows = page.locator('table.tasks-table tbody tr');
+  await rows.nth(1).waitFor();
+  assert.equal(await rows.count(), 2);
+  // Filter by state: only the canceled one.
+  await page.locator('select[name=state]').selectOption('CANCELED');
+  await page.getByRole('button', { name: 'List tasks' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('table.tasks-table tbody tr').length === 1);
+  await page.getByRole('button', { name: slowId }).click();
+  const detail = page.getByTestId('task-detail');
+  await detail.waitFor();
+  assert.equal(await page.getByTestId('detail-state').textContent(), 'canceled');
+  await screenshot(page, 'tasks');
+
+  // Push: a new slow task pointed at the inspector's receiver, then canceled: the change arrives.
+  await openTab(page, 'Conversation');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.locator('textarea[name=text]').fill('slow:60000');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'working' }).waitFor();
+  const pushedId = (await page.getByTestId('task-id').textContent()) ?? '';
+  await openTab(page, 'Push');
+  await page.locator('input[name=taskId]').fill(pushedId);
+  await page.getByRole('button', { name: 'Point its push notifications at the inspector' }).click();
+  await page.getByTestId('notice').filter({ hasText: 'now pushes to' }).waitFor();
+  await openTab(page, 'Conversation');
+  await page.getByRole('button', { name: 'Cancel task' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'canceled' }).waitFor();
+  await openTab(page, 'Push');
+  const delivery = page.getByTestId('push-delivery').first();
+  await delivery.waitFor({ timeout: 20_000 });
+  assert.match((await delivery.textContent()) ?? '', new RegExp(pushedId));
+  assert.match((await delivery.textContent()) ?? '', /token ok/);
+  assert.equal(await delivery.getByTestId('push-signature').textContent(), 'signature verified');
+  assert.match((await delivery.locator('pre.body').textContent()) ?? '', /TASK_STATE_CANCELED/);
+  await screenshot(page, 'push');
+});

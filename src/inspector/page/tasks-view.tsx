@@ -93,6 +93,7 @@ function Detail({ id }: { id: string }) {
       <ol class="turns">
         {(task.history ?? []).map((m) => (
           <li key={m.messageId} class={`turn ${m.role === 'ROLE_USER' ? 'user' : 'agent'}`}>
+            <span class="when" />
             <span class="who">{m.role === 'ROLE_USER' ? 'user' : 'agent'}</span>
             <div class="what">
               {m.parts.map((p, i) => (
