@@ -13,8 +13,21 @@ export function describeError(error: unknown): ApiError {
         : error.networkCode === 'ENOTFOUND'
           ? ' (unknown host)'
           : '';
-    return { type: error.name, message: `${error.message}${hint}` };
+    const root = rootCause(error);
+    const why = root && !error.message.includes(root) ? ` (${root})` : '';
+    return { type: error.name, message: `${error.message}${why}${hint}` };
   }
   if (error instanceof Error) return { type: error.name, message: error.message };
   return { type: 'Error', message: String(error) };
+}
+
+/** The message of the innermost cause of `error` (fetch hides the reason two levels down). */
+function rootCause(error: Error): string | undefined {
+  let current: unknown = error.cause;
+  let message: string | undefined;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    message = current.message;
+    current = current.cause;
+  }
+  return message;
 }

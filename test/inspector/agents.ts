@@ -77,3 +77,51 @@ export async function startNotA2A(): Promise<{ url: string; close: () => Promise
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * A JSON-RPC agent whose streams break: SendStreamingMessage and SubscribeToTask answer one
+ * event (the task, WORKING), then the connection is destroyed mid-stream.
+ */
+export async function startDropper(): Promise<{ url: string; close: () => Promise<void> }> {
+  let base = '';
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url?.startsWith('/.well-known/agent-card.json')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            name: 'dropper',
+            description: 'drops every stream after its first event',
+            version: '1',
+            supportedInterfaces: [{ url: `${base}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+            capabilities: { streaming: true },
+            defaultInputModes: ['text/plain'],
+            defaultOutputModes: ['text/plain'],
+            skills: [{ id: 's', name: 'S', description: 'd', tags: ['t'] }],
+          }),
+        );
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { id?: unknown };
+      const task = {
+        id: 'dropped-task',
+        contextId: 'ctx-1',
+        status: { state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() },
+      };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id ?? null, result: { task } })}\n\n`);
+      setTimeout(() => res.socket?.destroy(), 100);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

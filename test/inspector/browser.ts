@@ -67,7 +67,6 @@ export async function openInspector(
   const inspector = await startInspector({ port: 0, assetsDir: await pageAssets(t) });
   t.after(() => inspector.close());
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-  t.after(() => browser.close());
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1280, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
@@ -80,6 +79,11 @@ export async function openInspector(
     if (errors.length) throw new Error(`the page threw: ${errors.join('; ')}`);
   });
   page.setDefaultTimeout(15_000);
+  // What the page showed at the end, kept for a failure's post-mortem.
+  t.after(async () => {
+    await screenshot(page, `last-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    await browser.close();
+  });
   await page.goto(inspector.pageUrl(options.agent));
   return { inspector, browser, page };
 }
