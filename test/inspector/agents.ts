@@ -9,8 +9,11 @@ import { createA2AServer, type A2AServer } from '../../src/server/http.js';
 import { benchCard, benchExecutor } from '../../src/agents/bench.js';
 
 /** The bench agent with streaming and push notifications; `close` stops it. */
-export async function startBench(): Promise<{ url: string; server: A2AServer; close: () => Promise<void> }> {
+export async function startBench(
+  options: { grpc?: boolean } = {},
+): Promise<{ url: string; server: A2AServer; close: () => Promise<void> }> {
   const server = createA2AServer({
+    ...(options.grpc ? { grpc: { port: 0, host: '127.0.0.1' } } : {}),
     agent: benchExecutor,
     card: benchCard,
     store: 'memory',

@@ -145,3 +145,53 @@ test('list tasks, open one, cancel a slow task, and see a push delivery arrive',
   assert.match((await delivery.locator('pre.body').textContent()) ?? '', /TASK_STATE_CANCELED/);
   await screenshot(page, 'push');
 });
+
+test('gRPC from the browser, through the backend: events and each gRPC message on the wire', async (t) => {
+  const bench = await startBench({ grpc: true });
+  t.after(() => bench.close());
+  const { page } = await openInspector(t);
+  await page.locator('input[name=url]').fill(bench.url);
+  await page.locator('select[name=binding]').selectOption('GRPC');
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await page.getByRole('heading', { name: 'bench' }).waitFor();
+  assert.match((await page.getByTestId('agent-line').textContent()) ?? '', /GRPC/);
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('stream:3');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'completed' }).waitFor();
+  assert.match((await page.getByTestId('artifact-out').textContent()) ?? '', /chunk-1chunk-2chunk-3/);
+  await openTab(page, 'Raw wire');
+  await page.locator('.wire-row', { hasText: 'GRPC' }).first().click();
+  const detail = page.getByTestId('wire-detail');
+  await detail.waitFor();
+  const text = (await detail.textContent()) ?? '';
+  assert.match(text, /lf\.a2a\.v1\.A2AService\/SendStreamingMessage/);
+  assert.match(text, /event 5/);
+  assert.match((await page.getByTestId('curl').textContent()) ?? '', /^grpcurl /);
+});
+
+test('readable on a narrow window in the dark theme, and driven by keyboard', async (t) => {
+  const bench = await startBench();
+  t.after(() => bench.close());
+  const { page } = await openInspector(t, {
+    agent: bench.url,
+    viewport: { width: 400, height: 800 },
+    colorScheme: 'dark',
+  });
+  await page.getByRole('heading', { name: 'bench' }).waitFor();
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(background, 'rgb(21, 23, 27)', 'the dark theme applies');
+  // Arrow keys move between tabs; Enter on a focused control works as a click.
+  await page.getByRole('tab', { name: 'Card' }).focus();
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getByRole('tab', { name: 'Conversation' }).getAttribute('aria-selected'), 'true');
+  await page.locator('textarea[name=text]').focus();
+  await page.keyboard.type('echo:hi there');
+  await page.keyboard.press('Control+Enter');
+  await page.locator('.turn.agent', { hasText: 'hi there' }).waitFor();
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  assert.ok(overflow <= 0, `no sideways scrolling at 400 px (overflow ${overflow}px)`);
+  await screenshot(page, 'narrow-dark');
+});

@@ -13,9 +13,9 @@ const SKIPPED = new Set([
 ]);
 
 /** `curl` sending this request as recorded (gRPC: a grpcurl line). */
-export function curlOf(e: WireExchange): string {
+export function curlOf(e: WireExchange, grpcAddress = 'HOST:PORT'): string {
   if (e.binding === 'GRPC') {
-    return `grpcurl -plaintext -d ${shellQuote(e.request.body.replace(/\s*\n\s*/g, ' '))} HOST:PORT lf.a2a.v1.A2AService/${e.method ?? ''}`;
+    return `grpcurl -plaintext -d ${shellQuote(e.request.body.replace(/\s*\n\s*/g, ' '))} ${shellQuote(grpcAddress)} lf.a2a.v1.A2AService/${e.method ?? ''}`;
   }
   const lines = [
     `curl${e.events.length || (e.response?.headers['content-type'] ?? '').includes('event-stream') ? ' -N' : ''} -X ${e.request.method} ${shellQuote(e.request.url)}`,

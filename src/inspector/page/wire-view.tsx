@@ -65,7 +65,10 @@ function Detail({ seq, event }: { seq: number; event?: number }) {
       </p>
     );
   if (!exchange) return <p class="muted">loading…</p>;
-  const curl = curlOf(exchange);
+  const grpcAddress = s.connection?.card?.card?.supportedInterfaces.find(
+    (i) => i.protocolBinding === 'GRPC',
+  )?.url;
+  const curl = curlOf(exchange, grpcAddress);
   const a2a = a2aCommandOf(exchange, s.settings.url);
   return (
     <section class="wire-detail" aria-label={`Exchange ${seq}`} data-testid="wire-detail">
