@@ -55,7 +55,7 @@ test('card, streamed conversation in order, and the raw envelope as curl', async
   assert.match(request ?? '', /"method": "SendStreamingMessage"/);
   await page.getByTestId('copy-curl').click();
   await page.getByTestId('copy-curl').filter({ hasText: 'copied' }).waitFor();
-  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const copied = String(await page.evaluate('navigator.clipboard.readText()'));
   assert.match(copied, /^curl -N -X POST http:\/\/127\.0\.0\.1:\d+\/[^ ]* \\/);
   assert.match(copied, /-H 'a2a-version: 1.0'|-H a2a-version:\\ 1.0|a2a-version: 1.0/);
   assert.match(copied, /--data-raw '\{"jsonrpc":"2.0"/);
@@ -115,7 +115,7 @@ test('list tasks, open one, cancel a slow task, and see a push delivery arrive',
   // Filter by state: only the canceled one.
   await page.locator('select[name=state]').selectOption('CANCELED');
   await page.getByRole('button', { name: 'List tasks' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('table.tasks-table tbody tr').length === 1);
+  await page.waitForFunction("document.querySelectorAll('table.tasks-table tbody tr').length === 1");
   await page.getByRole('button', { name: slowId }).click();
   const detail = page.getByTestId('task-detail');
   await detail.waitFor();
@@ -179,7 +179,7 @@ test('readable on a narrow window in the dark theme, and driven by keyboard', as
     colorScheme: 'dark',
   });
   await page.getByRole('heading', { name: 'bench' }).waitFor();
-  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
   assert.equal(background, 'rgb(21, 23, 27)', 'the dark theme applies');
   // Arrow keys move between tabs; Enter on a focused control works as a click.
   await page.getByRole('tab', { name: 'Card' }).focus();
@@ -189,8 +189,8 @@ test('readable on a narrow window in the dark theme, and driven by keyboard', as
   await page.keyboard.type('echo:hi there');
   await page.keyboard.press('Control+Enter');
   await page.locator('.turn.agent', { hasText: 'hi there' }).waitFor();
-  const overflow = await page.evaluate(
-    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  const overflow = Number(
+    await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
   );
   assert.ok(overflow <= 0, `no sideways scrolling at 400 px (overflow ${overflow}px)`);
   await screenshot(page, 'narrow-dark');
