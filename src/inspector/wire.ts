@@ -40,8 +40,10 @@ export interface WireExchange {
   };
   /** SSE events (or gRPC messages) of a streaming response, in order of arrival. */
   events: WireEvent[];
-  /** Events dropped past the per-exchange cap. */
+  /** Events dropped past the per-exchange caps (count, or characters: four bodies' worth). */
   droppedEvents: number;
+  /** Characters of event data kept so far. */
+  eventChars: number;
   /** Set when the exchange failed without a response, or the stream broke. */
   error?: string;
   endedAt?: number;
@@ -85,6 +87,7 @@ export class WireLog {
       startedAt: Date.now(),
       events: [],
       droppedEvents: 0,
+      eventChars: 0,
       problems: [],
     };
     this.ring.push(exchange);
@@ -100,8 +103,16 @@ export class WireLog {
 
   /** Adds an event to a streaming exchange, within the cap. */
   addEvent(exchange: WireExchange, data: string): void {
-    if (exchange.events.length >= this.maxEvents) exchange.droppedEvents++;
-    else exchange.events.push({ at: Date.now(), data: this.cut(data) });
+    const kept = this.cut(data);
+    if (
+      exchange.events.length >= this.maxEvents ||
+      exchange.eventChars + kept.length > this.maxBodyChars * 4
+    ) {
+      exchange.droppedEvents++;
+      return;
+    }
+    exchange.eventChars += kept.length;
+    exchange.events.push({ at: Date.now(), data: kept });
   }
 
   /** Ends an exchange: checks the response against the spec and notifies. */

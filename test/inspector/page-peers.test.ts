@@ -162,3 +162,64 @@ test('a dropped stream is marked broken, said so in the conversation, and can be
   await page.getByTestId('stream-status').filter({ hasText: 'broken' }).nth(1).waitFor();
   await screenshot(page, 'dropped-stream');
 });
+
+test('data and file parts go out and come back; AUTH_REQUIRED is a prompt answered on the task', async (t) => {
+  const { echoCard, echoExecutor } = await import('../../src/agents/echo.js');
+  const echo = createA2AServer({ agent: echoExecutor, card: echoCard, store: 'memory' });
+  const { url } = await echo.listen(0, '127.0.0.1');
+  t.after(() => echo.close());
+  const { page } = await openInspector(t, { agent: url.replace(/\/+$/, '') });
+  await page.getByRole('heading', { name: 'echo' }).waitFor();
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('with parts');
+  await page.getByText('Data and file parts').click();
+  await page.locator('textarea[name=data]').fill('{"answer": 42, "nested": {"ok": true}}');
+  await page
+    .locator('input[name=file]')
+    .setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('hello file') });
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page.locator('.turn.agent');
+  await reply.waitFor();
+  assert.match((await reply.textContent()) ?? '', /answer/);
+  const link = reply.getByRole('link', { name: 'note.txt' });
+  assert.equal(await link.getAttribute('download'), 'note.txt');
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  const path = await download.path();
+  const { readFile } = await import('node:fs/promises');
+  assert.equal(await readFile(path, 'utf8'), 'hello file');
+
+  const authAgent: AgentExecutor = {
+    async execute(ctx, task) {
+      if (ctx.task) return task.complete(`signed in as ${ctx.text}`);
+      return task.requireAuth('sign in first: send your user name');
+    },
+  };
+  const auth = createA2AServer({
+    agent: authAgent,
+    store: 'memory',
+    card: {
+      name: 'auth-agent',
+      description: 'd',
+      version: '1',
+      skills: [{ id: 's', name: 'S', description: 'd', tags: ['t'] }],
+    },
+  });
+  const listening = await auth.listen(0, '127.0.0.1');
+  t.after(() => auth.close());
+  await openTab(page, 'Connection');
+  await page.locator('input[name=url]').fill(listening.url.replace(/\/+$/, ''));
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await page.getByRole('heading', { name: 'auth-agent' }).waitFor();
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('deploy');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('prompt').filter({ hasText: 'auth required' }).waitFor();
+  const taskId = await page.getByTestId('task-id').textContent();
+  await page.locator('textarea[name=text]').fill('ada');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'completed' }).waitFor();
+  await page.locator('.artifact', { hasText: 'signed in as ada' }).waitFor();
+  await openTab(page, 'Timeline');
+  const labels = await page.locator('.stream header strong').allTextContents();
+  assert.ok(labels.includes(`SendStreamingMessage on ${taskId}`), labels.join(' | '));
+});

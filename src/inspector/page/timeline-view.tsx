@@ -26,6 +26,22 @@ function openRaw(seq: number | undefined, event?: number): void {
   store.update(() => ({ tab: 'wire', selectedWire: { seq, ...(event !== undefined ? { event } : {}) } }));
 }
 
+/** What a resubscription shows about the time the stream was away. */
+function Gap({ record }: { record: StreamRecord }) {
+  const s = useStore();
+  const before = s.streams.find((r) => r.id === record.reconnectOf);
+  const lastState = [...(before?.items ?? [])].reverse().find((i) => i.state)?.state;
+  const nowState = record.items[0]?.state;
+  const changed = lastState && nowState && lastState !== nowState;
+  return (
+    <p class={changed ? 'notice warn' : 'muted'} data-testid="gap">
+      {changed
+        ? `Gap: the task went from ${stateLabel(lastState)} to ${stateLabel(nowState)} while the stream was down; the events in between were not streamed.`
+        : 'Events between the break and this resubscription are not streamed: the first event is the task as it is now.'}
+    </p>
+  );
+}
+
 function Stream({ record }: { record: StreamRecord }) {
   return (
     <section class={`stream ${record.status}`} aria-label={record.label} data-testid={`stream-${record.id}`}>
@@ -68,12 +84,7 @@ function Stream({ record }: { record: StreamRecord }) {
           {record.error}
         </p>
       ) : null}
-      {record.reconnectOf ? (
-        <p class="muted">
-          Events between the break and this resubscription are not streamed: the first event is the task as it
-          is now.
-        </p>
-      ) : null}
+      {record.reconnectOf ? <Gap record={record} /> : null}
       <table class="grid events">
         <thead>
           <tr>
