@@ -49,6 +49,12 @@ function sessionOf(ctx: ApiContext, body: Json): Session {
 export async function connect(ctx: ApiContext, body: Json): Promise<unknown> {
   const settings = body as unknown as ConnectSettings;
   if (typeof settings.url !== 'string' || !settings.url.trim()) throw new Error('give the agent URL');
+  // The page's previous connection ends with the new one: its streams stop, its sockets close.
+  const previous = ctx.sessions.get(String(body.replaces ?? ''));
+  if (previous) {
+    ctx.sessions.delete(previous.id);
+    void previous.close();
+  }
   const session = new Session(randomBytes(9).toString('base64url'), settings, ctx.log);
   ctx.sessions.set(session.id, session);
   while (ctx.sessions.size > MAX_SESSIONS) {

@@ -223,3 +223,21 @@ test('data and file parts go out and come back; AUTH_REQUIRED is a prompt answer
   const labels = await page.locator('.stream header strong').allTextContents();
   assert.ok(labels.includes(`SendStreamingMessage on ${taskId}`), labels.join(' | '));
 });
+
+test('a v0.3 agent (the SDK 0.3 line): its card labelled, a conversation through the compat layer, the extended card', async (t) => {
+  const { startSdkV03Server } = await import('../support/sdk-v03-server.js');
+  const v03 = await startSdkV03Server();
+  t.after(() => v03.close());
+  const { page } = await openInspector(t, { agent: v03.url });
+  await page.getByRole('heading', { name: 'sdk-v03-agent' }).waitFor();
+  await page.getByText('A2A v0.3 card (shown in its v1.0 form)').waitFor();
+  await page.getByRole('button', { name: /Get the extended card/ }).click();
+  await page.getByText('the extended v0.3 card').waitFor();
+  await openTab(page, 'Conversation');
+  await page.locator('textarea[name=text]').fill('stream:2');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByTestId('task-state').filter({ hasText: 'completed' }).waitFor();
+  await openTab(page, 'Raw wire');
+  // The v0.3 method name is on the wire as sent.
+  await page.locator('.wire-row', { hasText: 'message/stream' }).first().waitFor();
+});

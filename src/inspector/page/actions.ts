@@ -7,8 +7,16 @@ import type {
   TaskArtifactUpdateEvent,
   TaskStatus,
 } from '../../model/schema.js';
-import type { ApiError, ConnectResult, ConnectSettings, FeedItem, StreamItem } from '../api-types.js';
-import { BackendError, post, readSse } from './api.js';
+import type {
+  ApiError,
+  ConnectResult,
+  ConnectSettings,
+  FeedItem,
+  PushDelivery,
+  StreamItem,
+  WireSummary,
+} from '../api-types.js';
+import { BackendError, get, post, readSse } from './api.js';
 import { isTerminal, stateLabel, textOfMessage } from './format.js';
 import { store, type Turn } from './store.js';
 
@@ -24,7 +32,11 @@ export async function connect(settings: ConnectSettings): Promise<void> {
   store.update(() => ({ settings, connecting: true, notice: undefined }));
   store.resetConversation();
   try {
-    const connection = await post<ConnectResult>('/api/connect', settings);
+    const replaces = store.state.connection?.session;
+    const connection = await post<ConnectResult>('/api/connect', {
+      ...settings,
+      ...(replaces ? { replaces } : {}),
+    });
     store.update(() => ({ connection, connecting: false, tab: 'card' }));
     if (connection.error) store.notify('error', connection.error);
   } catch (error) {
@@ -223,6 +235,13 @@ export async function cancelTask(taskId: string): Promise<Task | undefined> {
 export async function followFeed(): Promise<void> {
   for (let attempt = 0; attempt < 1000; attempt++) {
     try {
+      // What happened before this page loaded (or while the feed was down), then live changes.
+      const [wire, pushes] = await Promise.all([
+        get<WireSummary[]>('/api/wire'),
+        get<PushDelivery[]>('/api/push'),
+      ]);
+      for (const w of wire) store.wireSummary(w);
+      for (const p of pushes) store.push(p);
       await readSse('/api/feed', {}, (name, data) => {
         if (name !== 'feed') return;
         if (store.state.feedError) store.update(() => ({ feedError: undefined }));
