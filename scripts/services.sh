@@ -1,4 +1,5 @@
-# Sourced by scripts/test.sh: starts the services the tests need and stops them on exit.
+# Sourced by scripts/test.sh: starts the services the tests need and stops them on exit, and
+# finds (or installs) Chromium for the inspector's browser tests (see the end of this file).
 #
 # PostgreSQL: a throwaway cluster in a temporary directory, on 127.0.0.1 and a free port, its
 # socket in that directory, run by an unprivileged user (PostgreSQL refuses to run as root).

@@ -126,7 +126,10 @@ export class Session {
     }
     const auth = authOf(s.auth, fetchImpl);
     const headers = { ...s.headers };
-    if (auth) Object.assign(headers, (await auth.credentials({ method: 'GetAgentCard' })).headers);
+    if (auth && s.auth?.kind !== 'oauth2') {
+      // OAuth2 needs the card's token URL first: the card is fetched without it.
+      Object.assign(headers, (await auth.credentials({ method: 'GetAgentCard' })).headers);
+    }
     let raw: unknown;
     const resolver = new AgentCardResolver({
       fetch: fetchImpl,

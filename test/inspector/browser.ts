@@ -39,13 +39,12 @@ export function chromiumPath(): string {
 
 let assets: Promise<string> | undefined;
 /** The page bundle, built once per process. */
-export function pageAssets(t: TestContext): Promise<string> {
+export function pageAssets(): Promise<string> {
   assets ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'a2a-inspector-assets-'));
     await buildInspectorPage(dir);
     return dir;
   })();
-  void t;
   return assets;
 }
 
@@ -64,7 +63,7 @@ export async function openInspector(
     colorScheme?: 'light' | 'dark';
   } = {},
 ): Promise<{ inspector: Inspector; browser: Browser; page: Page }> {
-  const inspector = await startInspector({ port: 0, assetsDir: await pageAssets(t) });
+  const inspector = await startInspector({ port: 0, assetsDir: await pageAssets() });
   t.after(() => inspector.close());
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   const context = await browser.newContext({
