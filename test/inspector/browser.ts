@@ -99,3 +99,12 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export async function openTab(page: Page, label: string): Promise<void> {
   await page.getByRole('tab', { name: label, exact: true }).click();
 }
+
+/** Polls `check` every 50 ms until it is true; fails naming `what` after 15 s. */
+export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}

@@ -6,7 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openInspector, openTab, removeAssets, screenshot } from './browser.js';
+import { openInspector, openTab, removeAssets, screenshot, until } from './browser.js';
 import { startBench } from './agents.js';
 
 after(() => removeAssets());
@@ -112,10 +112,27 @@ test('list tasks, open one, cancel a slow task, and see a push delivery arrive',
   const rows = page.locator('table.tasks-table tbody tr');
   await rows.nth(1).waitFor();
   assert.equal(await rows.count(), 2);
+  // Paging: one task a page, next and back.
+  await page.locator('input[name=pageSize]').fill('1');
+  await page.getByRole('button', { name: 'List tasks' }).click();
+  await until(async () => (await rows.count()) === 1, 'one task row');
+  const first = await rows.first().locator('td').first().textContent();
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await until(
+    async () => (await rows.first().locator('td').first().textContent()) !== first,
+    'the next page',
+  );
+  assert.equal(await page.getByRole('button', { name: 'Next page' }).isDisabled(), true);
+  await page.getByRole('button', { name: 'Previous page' }).click();
+  await until(
+    async () => (await rows.first().locator('td').first().textContent()) === first,
+    'the first page again',
+  );
+  await page.locator('input[name=pageSize]').fill('20');
   // Filter by state: only the canceled one.
   await page.locator('select[name=state]').selectOption('CANCELED');
   await page.getByRole('button', { name: 'List tasks' }).click();
-  await page.waitForFunction("document.querySelectorAll('table.tasks-table tbody tr').length === 1");
+  await until(async () => (await rows.count()) === 1, 'one task row');
   await page.getByRole('button', { name: slowId }).click();
   const detail = page.getByTestId('task-detail');
   await detail.waitFor();
@@ -184,7 +201,7 @@ test('readable on a narrow window in the dark theme, and driven by keyboard', as
   // Arrow keys move between tabs; Enter on a focused control works as a click.
   await page.getByRole('tab', { name: 'Card' }).focus();
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.getByRole('tab', { name: 'Conversation' }).getAttribute('aria-selected'), 'true');
+  await page.locator('[role=tab][aria-selected=true]', { hasText: 'Conversation' }).waitFor();
   await page.locator('textarea[name=text]').focus();
   await page.keyboard.type('echo:hi there');
   await page.keyboard.press('Control+Enter');
