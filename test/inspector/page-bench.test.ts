@@ -150,9 +150,20 @@ test('list tasks, open one, cancel a slow task, and see a push delivery arrive',
   await page.locator('input[name=taskId]').fill(pushedId);
   await page.getByRole('button', { name: 'Point its push notifications at the inspector' }).click();
   await page.getByTestId('notice').filter({ hasText: 'now pushes to' }).waitFor();
+  // Subscribe to it from its detail: the subscription opens with the task as it is.
+  await openTab(page, 'Tasks');
+  await page.locator('select[name=state]').selectOption('WORKING');
+  await page.getByRole('button', { name: 'List tasks' }).click();
+  await page.getByRole('button', { name: pushedId }).click();
+  await page.getByTestId('task-detail').getByRole('button', { name: 'Subscribe' }).click();
+  const subscription = page.locator('.stream', { hasText: `SubscribeToTask ${pushedId}` });
+  await subscription.locator('tbody tr[data-kind=task]').waitFor();
   await openTab(page, 'Conversation');
   await page.getByRole('button', { name: 'Cancel task' }).click();
   await page.getByTestId('task-state').filter({ hasText: 'canceled' }).waitFor();
+  await openTab(page, 'Timeline');
+  await subscription.getByTestId('stream-status').filter({ hasText: 'ended' }).waitFor();
+  assert.equal(await subscription.locator('tbody tr').last().locator('td').nth(3).textContent(), 'canceled');
   await openTab(page, 'Push');
   const delivery = page.getByTestId('push-delivery').first();
   await delivery.waitFor({ timeout: 20_000 });
