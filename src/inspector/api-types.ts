@@ -67,6 +67,8 @@ export interface ConnectResult {
   /** The binding and interface URL in use, once a client exists. */
   binding?: string;
   interfaceUrl?: string;
+  /** The protocol version of that interface (`1.0`, or `0.3` through the compatibility layer). */
+  interfaceVersion?: string;
   /** Why the agent cannot be used, in words (unreachable, not A2A, invalid card...). */
   error?: string;
 }

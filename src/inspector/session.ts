@@ -7,7 +7,7 @@ import { AgentCardResolver, cardUrlOf } from '../client/card-resolver.js';
 import { apiKeyAuth, bearerAuth, oauth2ClientCredentials, type AuthHandler } from '../client/auth.js';
 import { verifyAgentCard } from '../client/card-signature.js';
 import type { ClientInterceptor } from '../client/interceptor.js';
-import type { BindingName } from '../client/binding-selection.js';
+import { selectInterface, type BindingName } from '../client/binding-selection.js';
 import { isV03Card } from '../bindings/compat-v03/card.js';
 import { WIRE_VALIDATORS } from '../model/validators.js';
 import type { AgentCard } from '../model/schema.js';
@@ -192,6 +192,7 @@ export class Session {
       signature: await signatureOf(raw, s.trustedJwks),
     };
     result.card = this.card;
+    const bindings = s.binding && BINDINGS.includes(s.binding) ? [s.binding as BindingName] : undefined;
     const interceptors: ClientInterceptor[] = [grpcRecorder(this.log, this.id)];
     if (s.a2aVersion && s.a2aVersion !== '1.0') interceptors.unshift(versionInterceptor(s.a2aVersion));
     try {
@@ -200,7 +201,7 @@ export class Session {
         headers: s.headers,
         ...(s.extensions?.length ? { extensions: s.extensions } : {}),
         ...(auth ? { auth } : {}),
-        ...(s.binding && BINDINGS.includes(s.binding) ? { bindings: [s.binding as BindingName] } : {}),
+        ...(bindings ? { bindings } : {}),
         interceptors,
         // What the user does is what goes on the wire: one attempt, one interface.
         retry: false,
@@ -215,13 +216,11 @@ export class Session {
       };
     }
     result.binding = this.client.binding;
-    result.interfaceUrl = this.interfaceUrl();
+    // The same choice the client made (failover is off, so it keeps it).
+    const chosen = selectInterface(card, bindings);
+    result.interfaceUrl = chosen.url;
+    result.interfaceVersion = chosen.protocolVersion;
     return result;
-  }
-
-  private interfaceUrl(): string | undefined {
-    const binding = this.client?.binding;
-    return this.client?.card?.supportedInterfaces.find((i) => i.protocolBinding === binding)?.url;
   }
 
   /** The client, or an error the page can show. */

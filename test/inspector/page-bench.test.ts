@@ -19,6 +19,8 @@ test('card, streamed conversation in order, and the raw envelope as curl', async
   await page.getByText('valid against the A2A model').waitFor();
   assert.equal(await page.getByTestId('signature').textContent(), 'signature: unsigned');
   await page.getByText('A2A v1.0 card').waitFor();
+  // One interface is the one in use: JSON-RPC 1.0 (the same URL also serves v0.3).
+  assert.deepEqual(await page.locator('tr.current td:nth-child(3)').allTextContents(), ['1.0']);
   await screenshot(page, 'card');
 
   await openTab(page, 'Conversation');

@@ -14,7 +14,7 @@ function Field({ name, children }: { name: string; children: ComponentChildren }
   );
 }
 
-function Interfaces({ card, inUse }: { card: AgentCard; inUse?: string }) {
+function Interfaces({ card, inUse }: { card: AgentCard; inUse: { url?: string; version?: string } }) {
   return (
     <table class="grid">
       <caption>Interfaces</caption>
@@ -27,17 +27,20 @@ function Interfaces({ card, inUse }: { card: AgentCard; inUse?: string }) {
         </tr>
       </thead>
       <tbody>
-        {card.supportedInterfaces.map((i) => (
-          <tr key={i.url + i.protocolBinding} class={i.url === inUse ? 'current' : ''}>
-            <td>
-              {i.protocolBinding}
-              {i.url === inUse ? ' (in use)' : ''}
-            </td>
-            <td class="mono">{i.url}</td>
-            <td>{i.protocolVersion}</td>
-            <td>{i.tenant ?? ''}</td>
-          </tr>
-        ))}
+        {card.supportedInterfaces.map((i) => {
+          const current = i.url === inUse.url && i.protocolVersion === inUse.version;
+          return (
+            <tr key={i.url + i.protocolBinding + i.protocolVersion} class={current ? 'current' : ''}>
+              <td>
+                {i.protocolBinding}
+                {current ? ' (in use)' : ''}
+              </td>
+              <td class="mono">{i.url}</td>
+              <td>{i.protocolVersion}</td>
+              <td>{i.tenant ?? ''}</td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
@@ -157,7 +160,13 @@ export function CardView() {
               Get the extended card (with the credentials set)
             </button>
           ) : null}
-          <Interfaces card={card} inUse={s.connection.interfaceUrl} />
+          <Interfaces
+            card={card}
+            inUse={{
+              url: s.connection.interfaceUrl,
+              version: s.connection.interfaceVersion,
+            }}
+          />
           <h3>Skills ({card.skills.length})</h3>
           <ul class="skills">
             {card.skills.map((k) => (
