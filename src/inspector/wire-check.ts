@@ -87,7 +87,11 @@ function checkEnvelope(value: unknown, requestId: unknown, where: string, method
   }
   const v = value as Record<string, unknown>;
   if (v.jsonrpc !== '2.0')
-    rule('jsonrpc must be "2.0"', `jsonrpc is ${JSON.stringify(v.jsonrpc)}`, ' jsonrpc');
+    rule(
+      'jsonrpc must be "2.0"',
+      'jsonrpc' in v ? `jsonrpc is ${JSON.stringify(v.jsonrpc)}` : 'jsonrpc is absent',
+      ' jsonrpc',
+    );
   if (requestId !== undefined && v.id !== requestId)
     rule(
       'id must equal the request id',
