@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 // server, agents and cli on top. A folder imports only layers below it; the bindings and the
 // client reach the core through its contracts only. Relative imports are matched as written
 // (`../../core/stores/memory.js`), so a glob `**/<folder>/**` names a folder of src/.
-const FOLDERS = ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents', 'cli'];
+const FOLDERS = ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents', 'inspector', 'cli'];
 /** Wire and hosting packages: the layers under the bindings never load them. */
 const WIRE_PACKAGES = [
   '@grpc/*',
@@ -28,7 +28,7 @@ function layer(folder, allowed, extra = []) {
     message: `src/${folder} is below src/${f} in the layers (README "Architecture") and must not import it.`,
   }));
   return {
-    files: [`src/${folder}/**/*.ts`],
+    files: [`src/${folder}/**/*.ts`, `src/${folder}/**/*.tsx`],
     rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, ...extra] }] },
   };
 }
@@ -69,7 +69,9 @@ const layers = [
   ),
   layer('server', ['model', 'errors', 'core', 'bindings'], [...grpcOnDemand('server')]),
   layer('agents', ['model', 'errors', 'core', 'bindings', 'client', 'server']),
-  layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents']),
+  // The inspector drives agents through the client only; the CLI serves it (`a2a inspect`).
+  layer('inspector', ['model', 'errors', 'bindings', 'client'], [...grpcOnDemand('inspector')]),
+  layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents', 'inspector']),
 ];
 
 export default tseslint.config(
@@ -94,7 +96,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
   ...layers,

@@ -1,4 +1,5 @@
-# Sourced by scripts/test.sh: starts the services the tests need and stops them on exit.
+# Sourced by scripts/test.sh: starts the services the tests need and stops them on exit, and
+# finds (or installs) Chromium for the inspector's browser tests (see the end of this file).
 #
 # PostgreSQL: a throwaway cluster in a temporary directory, on 127.0.0.1 and a free port, its
 # socket in that directory, run by an unprivileged user (PostgreSQL refuses to run as root).
@@ -109,4 +110,48 @@ if [ -z "${A2A_TEST_POSTGRES_URL:-}" ]; then
   trap 'exit 130' INT
   trap 'exit 143' TERM
   a2a_pg_start
+fi
+
+# Chromium, for the inspector's browser tests (playwright-core drives Debian's build, never a
+# downloaded one). Installed with apt-get when missing. The tests read A2A_TEST_CHROMIUM (its
+# path); when it cannot be had, A2A_TEST_CHROMIUM_ERROR says why and those tests fail with it.
+a2a_chromium_find() {
+  local candidate
+  for candidate in /usr/bin/chromium /usr/bin/chromium-browser; do
+    if [ -x "$candidate" ]; then
+      echo "$candidate"
+      return
+    fi
+  done
+}
+
+a2a_chromium_fail() {
+  export A2A_TEST_CHROMIUM_ERROR="$1"
+  echo "services.sh: Chromium is not available: $1" >&2
+}
+
+a2a_chromium_start() {
+  local bin
+  bin=$(a2a_chromium_find)
+  if [ -z "$bin" ]; then
+    if [ "$(id -u)" != 0 ]; then
+      a2a_chromium_fail "chromium not found and not root, so apt-get cannot install it (install Debian's chromium, or set A2A_TEST_CHROMIUM)"
+      return
+    fi
+    echo "services.sh: installing Debian's chromium" >&2
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >&2; then
+      a2a_chromium_fail "apt-get install chromium failed"
+      return
+    fi
+    bin=$(a2a_chromium_find)
+    if [ -z "$bin" ]; then
+      a2a_chromium_fail "chromium was installed but /usr/bin/chromium is missing"
+      return
+    fi
+  fi
+  export A2A_TEST_CHROMIUM="$bin"
+}
+
+if [ -z "${A2A_TEST_CHROMIUM:-}" ]; then
+  a2a_chromium_start
 fi

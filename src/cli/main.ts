@@ -6,6 +6,7 @@ import { registerClientCommands } from './client-commands.js';
 import { registerDemoCommand } from './demo/demo.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { registerServeCommand } from './serve.js';
+import { registerInspectCommand } from './inspect.js';
 
 const EXAMPLES = `
 Examples:
@@ -16,6 +17,7 @@ Examples:
   $ a2a chat 127.0.0.1:41241                   talk turn by turn
   $ a2a push listen --card 127.0.0.1:41241     receive signed push notifications (prints the URL)
   $ a2a push set 127.0.0.1:41241 TASK URL      have the agent post a task's updates to URL
+  $ a2a inspect 127.0.0.1:41241                look inside an agent from a browser
   $ a2a serve --exec "tr a-z A-Z" --port 0     any command as an agent`;
 
 /** Builds the `a2a` program with every command registered. */
@@ -31,6 +33,7 @@ function buildProgram(): Command {
   registerServeCommand(program);
   registerClientCommands(program);
   registerDemoCommand(program);
+  registerInspectCommand(program);
   return program;
 }
 

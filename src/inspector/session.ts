@@ -1,0 +1,238 @@
+/**
+ * One connection of the page to an agent: the card as received (validated, signature checked),
+ * and an {@link A2AClient} whose every exchange is recorded in the inspector's wire log.
+ */
+import { A2AClient } from '../client/client.js';
+import { AgentCardResolver, cardUrlOf } from '../client/card-resolver.js';
+import { apiKeyAuth, bearerAuth, oauth2ClientCredentials, type AuthHandler } from '../client/auth.js';
+import { verifyAgentCard } from '../client/card-signature.js';
+import type { ClientInterceptor } from '../client/interceptor.js';
+import { selectInterface, type BindingName } from '../client/binding-selection.js';
+import { isV03Card } from '../bindings/compat-v03/card.js';
+import { WIRE_VALIDATORS } from '../model/validators.js';
+import type { AgentCard } from '../model/schema.js';
+import type {
+  CardReport,
+  ConnectResult,
+  ConnectSettings,
+  FieldProblem,
+  SignatureStatus,
+} from './api-types.js';
+import { capturingFetch, grpcRecorder, type WireLog } from './wire.js';
+import { describeError } from './errors.js';
+
+const BINDINGS: readonly string[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+function authOf(auth: ConnectSettings['auth'], fetchImpl: typeof fetch): AuthHandler | undefined {
+  switch (auth?.kind) {
+    case 'bearer':
+      return auth.token ? bearerAuth(auth.token) : undefined;
+    case 'apiKey':
+      return auth.key ? apiKeyAuth(auth.key, auth.scheme ? { scheme: auth.scheme } : {}) : undefined;
+    case 'oauth2':
+      return oauth2ClientCredentials({
+        clientId: auth.clientId,
+        clientSecret: auth.clientSecret,
+        ...(auth.tokenUrl ? { tokenUrl: auth.tokenUrl } : {}),
+        ...(auth.scopes ? { scopes: auth.scopes } : {}),
+        fetch: fetchImpl,
+      });
+    default:
+      return undefined;
+  }
+}
+
+/** Sets A2A-Version on every call when the page asks for another version than 1.0. */
+function versionInterceptor(version: string): ClientInterceptor {
+  return (next) => (call) =>
+    next({
+      ...call,
+      options: { ...call.options, headers: { ...call.options.headers, 'A2A-Version': version } },
+    });
+}
+
+/** The card's problems by field path, per the model's AgentCard schema. */
+function cardProblems(raw: unknown): FieldProblem[] {
+  const checked = WIRE_VALIDATORS.AgentCard.check(raw, 50);
+  return checked.ok
+    ? []
+    : checked.violations.map((v) => ({ path: v.path || '(card)', message: v.description }));
+}
+
+async function signatureOf(raw: unknown, trustedJwks: string | undefined): Promise<SignatureStatus> {
+  const signatures = (raw as { signatures?: unknown } | null)?.signatures;
+  if (!Array.isArray(signatures) || signatures.length === 0)
+    return { status: 'unsigned', message: 'the card carries no signature' };
+  if (!trustedJwks)
+    return {
+      status: 'unchecked',
+      message: `${signatures.length} signature(s); give a trusted JWKS URL in the connection settings to verify`,
+    };
+  try {
+    const result = await verifyAgentCard(raw, { jwks: trustedJwks });
+    if (result.ok)
+      return {
+        status: 'verified',
+        message: `verified with key ${result.kid} (${result.alg})`,
+        kid: result.kid,
+      };
+    return {
+      status: 'failed',
+      message: `${result.reason}: ${result.message}; ${result.problems.join('; ')}`,
+    };
+  } catch (error) {
+    return { status: 'failed', message: (error as Error).message };
+  }
+}
+
+/** The card with the page's tenant on every interface. */
+function withTenant(card: AgentCard, tenant: string | undefined): AgentCard {
+  if (!tenant) return card;
+  return { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, tenant })) };
+}
+
+/** A page's connection to one agent. */
+export class Session {
+  client: A2AClient | undefined;
+  card: CardReport | undefined;
+  /** Streams running for the page, so close() can end them. */
+  readonly streams = new Set<AbortController>();
+
+  constructor(
+    readonly id: string,
+    readonly settings: ConnectSettings,
+    private readonly log: WireLog,
+  ) {}
+
+  /** What a fetch of this session is, for the wire log. */
+  private bindingOf = (url: string, body: string): string => {
+    if (url.includes('/.well-known/')) return 'CARD';
+    const iface = this.client?.card?.supportedInterfaces.find((i) => url.startsWith(i.url));
+    if (iface) return iface.protocolBinding;
+    return body.includes('"jsonrpc"') ? 'JSONRPC' : 'HTTP+JSON';
+  };
+
+  /** Reads the card and makes the client; every failure becomes a sentence in `error`. */
+  async connect(): Promise<ConnectResult> {
+    const s = this.settings;
+    const fetchImpl = capturingFetch(this.log, this.id, this.bindingOf);
+    const result: ConnectResult = { session: this.id };
+    let url: string;
+    try {
+      url = /^[a-z][a-z0-9+.-]*:\/\//i.test(s.url.trim()) ? s.url.trim() : `http://${s.url.trim()}`;
+      cardUrlOf(url);
+    } catch {
+      return { ...result, error: `not a URL: ${s.url}` };
+    }
+    const auth = authOf(s.auth, fetchImpl);
+    const headers = { ...s.headers };
+    if (auth && s.auth?.kind !== 'oauth2') {
+      // OAuth2 needs the card's token URL first: the card is fetched without it.
+      Object.assign(headers, (await auth.credentials({ method: 'GetAgentCard' })).headers);
+    }
+    let raw: unknown;
+    const resolver = new AgentCardResolver({
+      fetch: fetchImpl,
+      headers,
+      defaultTtlMs: 0,
+      verify: async (_card, json) => {
+        raw = json;
+      },
+    });
+    let card: AgentCard;
+    let notes: string[];
+    let cardUrl: string;
+    const startSeq = this.log.list().at(-1)?.seq ?? 0;
+    try {
+      const resolved = await resolver.resolve(url, { noCache: true });
+      card = resolved.card;
+      notes = resolved.notes;
+      cardUrl = resolved.url;
+    } catch (error) {
+      const last = this.log
+        .list(startSeq, this.id)
+        .filter((e) => e.binding === 'CARD')
+        .at(-1);
+      const body = last?.response?.body;
+      const described = describeError(error);
+      if (last?.response && body !== undefined && last.response.status === 200) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(body);
+        } catch {
+          const type = last.response.headers['content-type'] ?? 'no content type';
+          return {
+            ...result,
+            error: `not an A2A agent: ${last.request.url} answered ${type}, not a JSON agent card`,
+          };
+        }
+        const isV03 =
+          typeof parsed === 'object' && parsed !== null && isV03Card(parsed as Record<string, unknown>);
+        this.card = {
+          url: last.request.url,
+          raw: parsed,
+          isV03,
+          notes: [],
+          problems: cardProblems(parsed),
+          signature: await signatureOf(parsed, s.trustedJwks),
+        };
+        return { ...result, card: this.card, error: `the agent card is invalid: ${described.message}` };
+      }
+      return { ...result, error: `cannot read the agent card: ${described.message}` };
+    }
+    const isV03 = isV03Card(raw as Record<string, unknown>);
+    this.card = {
+      url: cardUrl,
+      raw,
+      card,
+      isV03,
+      notes,
+      // A v0.3 card is checked in its translated v1.0 form (the v0.3 schema is not ours).
+      problems: cardProblems(isV03 ? card : raw),
+      signature: await signatureOf(raw, s.trustedJwks),
+    };
+    result.card = this.card;
+    const bindings = s.binding && BINDINGS.includes(s.binding) ? [s.binding as BindingName] : undefined;
+    const interceptors: ClientInterceptor[] = [grpcRecorder(this.log, this.id)];
+    if (s.a2aVersion && s.a2aVersion !== '1.0') interceptors.unshift(versionInterceptor(s.a2aVersion));
+    try {
+      this.client = await A2AClient.connect(withTenant(card, s.tenant), {
+        fetch: fetchImpl,
+        headers: s.headers,
+        ...(s.extensions?.length ? { extensions: s.extensions } : {}),
+        ...(auth ? { auth } : {}),
+        ...(bindings ? { bindings } : {}),
+        interceptors,
+        // What the user does is what goes on the wire: one attempt, one interface.
+        retry: false,
+        failover: false,
+        timeoutMs: 30_000,
+        streamIdleTimeoutMs: 120_000,
+      });
+    } catch (error) {
+      return {
+        ...result,
+        error: `the card offers no interface the inspector can use: ${describeError(error).message}`,
+      };
+    }
+    result.binding = this.client.binding;
+    // The same choice the client made (failover is off, so it keeps it).
+    const chosen = selectInterface(card, bindings);
+    result.interfaceUrl = chosen.url;
+    result.interfaceVersion = chosen.protocolVersion;
+    return result;
+  }
+
+  /** The client, or an error the page can show. */
+  requireClient(): A2AClient {
+    if (!this.client) throw new Error('not connected: connect to an agent first');
+    return this.client;
+  }
+
+  /** Ends the session's streams and connections. */
+  async close(): Promise<void> {
+    for (const c of this.streams) c.abort();
+    this.streams.clear();
+    await this.client?.close();
+  }
+}
