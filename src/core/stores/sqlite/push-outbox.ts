@@ -32,6 +32,7 @@ import {
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
 import { TaskVersionConflictError, type StoredTask, type TaskStore } from '../task-store.js';
+import { writeTaskRow } from './task-store.js';
 import { SqliteDatabase } from './database.js';
 
 /** Options of {@link SqlitePushOutbox}. */
@@ -179,32 +180,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   #saveRows(record: StoredTask, expectedVersion: number, doc: string, payload: string | undefined): number {
     const task = record.task;
-    const contextId = task.contextId ?? null;
-    const state = task.status.state;
-    const changes =
-      expectedVersion === 0
-        ? this.#insertTask.run(
-            record.tenant,
-            record.owner,
-            task.id,
-            contextId,
-            state,
-            record.statusTimeMs,
-            record.version,
-            doc,
-          ).changes
-        : this.#updateTask.run(
-            contextId,
-            state,
-            record.statusTimeMs,
-            record.version,
-            doc,
-            record.tenant,
-            record.owner,
-            task.id,
-            expectedVersion,
-          ).changes;
-    if (changes !== 1) throw new TaskVersionConflictError(task.id);
+    writeTaskRow(this.#insertTask, this.#updateTask, record, expectedVersion, doc);
     if (payload === undefined) return 0;
     const configs = this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
     const now = Date.now();

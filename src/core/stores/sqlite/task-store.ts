@@ -105,34 +105,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     const task = record.task;
     if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
-    const contextId = task.contextId ?? null;
-    const state: TaskState = task.status.state;
-    return this.database.write(() => {
-      const changes =
-        expectedVersion === 0
-          ? this.#insert.run(
-              record.tenant,
-              record.owner,
-              task.id,
-              contextId,
-              state,
-              record.statusTimeMs,
-              record.version,
-              doc,
-            ).changes
-          : this.#update.run(
-              contextId,
-              state,
-              record.statusTimeMs,
-              record.version,
-              doc,
-              record.tenant,
-              record.owner,
-              task.id,
-              expectedVersion,
-            ).changes;
-      if (changes !== 1) throw new TaskVersionConflictError(task.id);
-    });
+    return this.database.write(() => writeTaskRow(this.#insert, this.#update, record, expectedVersion, doc));
   }
 
   list(query: TaskQuery): Promise<TaskPage> {
@@ -331,4 +304,45 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     }
     return Promise.resolve();
   }
+}
+
+/**
+ * The compare-and-set write of a task row (`insert` for a new task, else `update` where the
+ * version is still `expectedVersion`), shared with the push outbox, which writes the row in its
+ * own transaction. Throws TaskVersionConflictError when the row was not the expected one.
+ */
+export function writeTaskRow(
+  insert: Statement,
+  update: Statement,
+  record: StoredTask,
+  expectedVersion: number,
+  doc: string,
+): void {
+  const task = record.task;
+  const contextId = task.contextId ?? null;
+  const state: TaskState = task.status.state;
+  const changes =
+    expectedVersion === 0
+      ? insert.run(
+          record.tenant,
+          record.owner,
+          task.id,
+          contextId,
+          state,
+          record.statusTimeMs,
+          record.version,
+          doc,
+        ).changes
+      : update.run(
+          contextId,
+          state,
+          record.statusTimeMs,
+          record.version,
+          doc,
+          record.tenant,
+          record.owner,
+          task.id,
+          expectedVersion,
+        ).changes;
+  if (changes !== 1) throw new TaskVersionConflictError(task.id);
 }
