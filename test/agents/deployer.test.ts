@@ -5,7 +5,14 @@ import { readFile, readdir, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createDeployerExecutor, deployerCard } from '../../src/agents/deployer/deployer.js';
-import { DEMO_TOKENS, DEMO_PRODUCTION_TOKEN, DEMO_TOKEN } from '../../src/agents/deployer/tokens.js';
+import {
+  DEMO_TOKENS,
+  DEMO_PRODUCTION_TOKEN,
+  DEMO_TOKEN,
+  demoTokenAuthenticate,
+} from '../../src/agents/deployer/tokens.js';
+import { A2AClient } from '../../src/client/client.js';
+import { createA2AServer } from '../../src/server/http.js';
 import { createCallContext } from '../../src/core/context.js';
 import { textOf } from '../../src/client/artifacts.js';
 import type { Task } from '../../src/model/schema.js';
@@ -105,9 +112,55 @@ test('production: AUTH_REQUIRED for the demo token until the same task gets a me
   assert.equal(await readlink(join(dataDir, 'releases', 'production', 'current')), repo.passing);
 });
 
-// TODO(R2): needs createA2AServer's `authenticate` option (parallel work). Then: a call without a
-// token or with an unknown one is refused (401 with the Bearer challenge), DEMO_TOKEN reaches
-// ctx.principal with scope deploy:staging, and DEMO_PRODUCTION_TOKEN upgrades a production task.
-test('the deployer server enforces bearer tokens over HTTP', {
-  todo: 'waits for the authenticate option of createA2AServer (R2)',
+test('the deployer server enforces bearer tokens over HTTP', async (t) => {
+  const repo = await sampleRepo(t);
+  const dataDir = join(repo.root, 'deployer');
+  const server = createA2AServer({
+    agent: createDeployerExecutor({ dataDir }),
+    card: deployerCard,
+    store: 'memory',
+    authenticate: demoTokenAuthenticate,
+  });
+  const { url } = await server.listen(0, '127.0.0.1');
+  const staging = await A2AClient.connect(url, { auth: { bearer: DEMO_TOKEN } });
+  const production = await A2AClient.connect(url, { auth: { bearer: DEMO_PRODUCTION_TOKEN } });
+  t.after(async () => {
+    await staging.close();
+    await production.close();
+    await server.close();
+  });
+  const send = (headers: Record<string, string>) =>
+    fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: userMessage(`deploy payments-api ${repo.path} passing staging`) },
+      }),
+    });
+
+  // No token, or an unknown one: refused with the Bearer challenge, and nothing deployed.
+  const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer not-a-demo-token' }];
+  for (const headers of attempts) {
+    const refused = await send(headers);
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer realm="a2a-kit demo deployer"/);
+    await refused.body?.cancel();
+  }
+  assert.deepEqual(await deployments(dataDir), []);
+
+  // The staging token: a production deploy is AUTH_REQUIRED; the production token on the same
+  // task upgrades it to the confirmation question, and yes deploys.
+  const asked = await staging.send({
+    data: { service: 'payments-api', repo: repo.path, commit: 'passing', env: 'production' },
+  });
+  const task = asked.kind === 'task' ? asked.task : undefined;
+  assert.equal(task?.status.state, 'TASK_STATE_AUTH_REQUIRED');
+  const upgraded = await production.send({ taskId: task!.id, text: 'here is a stronger token' });
+  assert.equal(upgraded.kind === 'task' && upgraded.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  const done = await production.send({ taskId: task!.id, text: 'yes' });
+  assert.equal(done.kind === 'task' && done.task.status.state, 'TASK_STATE_COMPLETED');
+  assert.equal(await readlink(join(dataDir, 'releases', 'production', 'current')), repo.passing);
 });
