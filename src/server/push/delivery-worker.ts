@@ -169,8 +169,7 @@ export class PushDeliveryWorker {
       do {
         this.#again = false;
         while (!this.#closed && this.#running.size < this.#concurrency) {
-          // Nothing due: skip the claim, a write (on SQLite, a commit) that would find nothing.
-          if (this.#outbox.nextDueAtMs && !((this.#outbox.nextDueAtMs() ?? Infinity) <= Date.now())) break;
+          if (this.#nothingDue()) break;
           const claimed = await this.#outbox.claim(
             this.workerId,
             this.#concurrency - this.#running.size,
@@ -219,6 +218,17 @@ export class PushDeliveryWorker {
         this.wake();
       });
     this.#running.add(run);
+  }
+
+  /**
+   * True when a store outbox (polled, not process-local) says nothing is due: the claim, a
+   * write that would find nothing (on SQLite, a commit), is skipped. A process-local outbox
+   * claims cheaply, while its nextDueAtMs scans every config, so it is not asked here.
+   */
+  #nothingDue(): boolean {
+    const outbox = this.#outbox;
+    if (outbox.processLocal === true || !outbox.nextDueAtMs) return false;
+    return !((outbox.nextDueAtMs() ?? Infinity) <= Date.now());
   }
 
   /** Sets the timer for the next due retry or poll. */
