@@ -33,7 +33,8 @@ test('a2a push deliveries lists a dead delivery from the store; a2a push replay 
   const dir = mkdtempSync(join(tmpdir(), 'a2a-push-ops-'));
   const store = `sqlite:${join(dir, 'a2a.sqlite')}` as const;
   let accept = false;
-  const hook = await startWebhook(() => (accept ? 200 : 500));
+  let refusals = 0;
+  const hook = await startWebhook(() => (accept ? 200 : (refusals++, 500)));
   const { agent } = pushAgent();
   const { server, url } = await startPushServer(
     agent,
@@ -55,9 +56,11 @@ test('a2a push deliveries lists a dead delivery from the store; a2a push replay 
   assert.equal(reply.kind, 'task');
   const taskId = reply.kind === 'task' ? reply.task.id : '';
 
-  // Each notification gets one attempt, answered 500: all of them end dead.
+  // Each notification gets one attempt, answered 500: all of them end dead. The CLI is asked
+  // once the receiver has refused one (the worker settles it right after).
+  await until(() => refusals > 0, 'the receiver to refuse a notification');
   let dead: DeliveryLine['pushDelivery'][] = [];
-  for (let i = 0; i < 30 && dead.length === 0; i++) {
+  for (let i = 0; i < 10 && dead.length === 0; i++) {
     const listed = await runCli(['push', 'deliveries', '--store', store, '--state', 'dead', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     dead = deliveries(listed.stdout);
