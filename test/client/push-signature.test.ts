@@ -120,7 +120,7 @@ describe('signed push notifications', () => {
       kid: ((await (await fetch(pushJwksUrlOf(client.card!)!)).json()) as { keys: { kid: string }[] })
         .keys[0]!.kid,
     });
-    const forged = await forger.sign(changed, recorder.url, headers['x-a2a-notification-id']!);
+    const forged = forger.sign(changed, recorder.url, headers['x-a2a-notification-id']!);
     const forgedRes = await post(changed, { ...headers, 'x-a2a-notification-signature': forged });
     assert.equal(forgedRes.status, 401);
     assert.match(forgedRes.text, /signature/);

@@ -7,14 +7,17 @@
  * changed on the way.
  */
 import {
+  constants,
   createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
   KeyObject,
+  sign as signBytes,
   type JsonWebKey,
+  type SignKeyObjectInput,
 } from 'node:crypto';
-import { SignJWT, type CryptoKey, type JWK } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 
 /** Where the server serves the public keys that verify its notifications. */
 export const PUSH_JWKS_PATH = '/.well-known/a2a-push-jwks.json';
@@ -53,6 +56,10 @@ export class NotificationSigner {
   readonly kid: string;
   readonly #privateKey: KeyObject;
   readonly #publicJwk: JsonWebKey;
+  /** The JWS protected header, encoded once: it is the same for every notification. */
+  readonly #headerSegment: string;
+  readonly #digest: string | null;
+  readonly #keyInput: SignKeyObjectInput;
   /** The JWKS document served at {@link PUSH_JWKS_PATH}. */
   readonly jwksJson: string;
 
@@ -66,6 +73,9 @@ export class NotificationSigner {
     this.kid = key?.kid ?? thumbprint(jwk);
     this.#publicJwk = { ...jwk, kid: this.kid, alg: this.alg, use: 'sig' };
     this.jwksJson = JSON.stringify({ keys: [this.#publicJwk] });
+    this.#headerSegment = base64url(JSON.stringify({ alg: this.alg, kid: this.kid, typ: 'JWT' }));
+    checkKeyFits(this.alg, this.#privateKey);
+    [this.#digest, this.#keyInput] = signingParameters(this.alg, this.#privateKey);
   }
 
   /** The public key as a JWK. */
@@ -73,22 +83,66 @@ export class NotificationSigner {
     return { ...this.#publicJwk };
   }
 
-  /** The JWT for one POST of `body` to `url` as notification `id`. */
-  sign(body: string, url: string, id: string, nowMs = Date.now()): Promise<string> {
+  /**
+   * The JWT for one POST of `body` to `url` as notification `id`. Signed with node:crypto
+   * directly and synchronously: jose's signing goes through WebCrypto's asynchronous jobs,
+   * about four times the CPU per notification (measured: 166 µs against 41 µs for ES256).
+   */
+  sign(body: string, url: string, id: string, nowMs = Date.now()): string {
     const iat = Math.floor(nowMs / 1000);
-    return new SignJWT({ [BODY_HASH_CLAIM]: sha256Hex(body) })
-      .setProtectedHeader({ alg: this.alg, kid: this.kid, typ: 'JWT' })
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + TOKEN_LIFETIME_S)
-      .setJti(id)
-      .setAudience(url)
-      .sign(this.#privateKey);
+    const claims = {
+      [BODY_HASH_CLAIM]: sha256Hex(body),
+      iat,
+      exp: iat + TOKEN_LIFETIME_S,
+      jti: id,
+      aud: url,
+    };
+    const signingInput = `${this.#headerSegment}.${base64url(JSON.stringify(claims))}`;
+    const signature = signBytes(this.#digest, Buffer.from(signingInput), this.#keyInput);
+    return `${signingInput}.${signature.toString('base64url')}`;
   }
 }
 
 /** SHA-256 of a body, lowercase hex. */
 export function sha256Hex(body: string | Uint8Array): string {
   return createHash('sha256').update(body).digest('hex');
+}
+
+function base64url(text: string): string {
+  return Buffer.from(text).toString('base64url');
+}
+
+/** The digest and key options node:crypto signs `alg` with (RFC 7518 section 3). */
+function signingParameters(alg: PushSigningAlgorithm, key: KeyObject): [string | null, SignKeyObjectInput] {
+  switch (alg) {
+    case 'ES256':
+      return ['sha256', { key, dsaEncoding: 'ieee-p1363' }];
+    case 'ES384':
+      return ['sha384', { key, dsaEncoding: 'ieee-p1363' }];
+    case 'EdDSA':
+      return [null, { key }];
+    case 'RS256':
+      return ['sha256', { key }];
+    case 'PS256':
+      return ['sha256', { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }];
+  }
+}
+
+/** Refuses a key that cannot make `alg` signatures (jose's check, kept now that node signs). */
+function checkKeyFits(alg: PushSigningAlgorithm, key: KeyObject): void {
+  const type = key.asymmetricKeyType;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  const fits =
+    alg === 'ES256'
+      ? type === 'ec' && curve === 'prime256v1'
+      : alg === 'ES384'
+        ? type === 'ec' && curve === 'secp384r1'
+        : alg === 'EdDSA'
+          ? type === 'ed25519' || type === 'ed448'
+          : alg === 'PS256'
+            ? type === 'rsa' || type === 'rsa-pss'
+            : type === 'rsa';
+  if (!fits) throw new Error(`push.signingKey: a ${type ?? 'secret'} key cannot sign ${alg}`);
 }
 
 function toPrivateKey(key: PushSigningKey['privateKey']): KeyObject {

@@ -336,7 +336,7 @@ export class PushDeliveryWorker {
       headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
     if (config.token) headers[PUSH_TOKEN_HEADER] = config.token;
     if (this.#signer)
-      headers[PUSH_SIGNATURE_HEADER] = await this.#signer.sign(payload.body, url.href, delivery.id);
+      headers[PUSH_SIGNATURE_HEADER] = this.#signer.sign(payload.body, url.href, delivery.id);
     return headers;
   }
 
