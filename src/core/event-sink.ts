@@ -254,6 +254,10 @@ export class ExecutionSink implements TaskEventSink {
     // The handler runs one execution of a task at a time, so since this execution's last
     // event only a cancel or an expired wait (both terminal) can have changed the task. The
     // end is decided on the stored task inside its serialized section: applied exactly once.
+    // The agent's own last event ended the task: a terminal task never changes, so there is
+    // nothing to decide and no need to read it again (the common end of every task).
+    const lastState = this.#last?.task.status.state;
+    if (lastState !== undefined && isTerminalState(lastState)) return false;
     const { manager, scope } = this.#init;
     let untouched: StoredTask | undefined;
     try {
