@@ -254,6 +254,9 @@ export class ExecutionSink implements TaskEventSink {
     // The handler runs one execution of a task at a time, so since this execution's last
     // event only a cancel or an expired wait (both terminal) can have changed the task. The
     // end is decided on the stored task inside its serialized section: applied exactly once.
+    // A task this execution left terminal takes no change at all: nothing to read.
+    const lastState = this.#last?.task.status.state;
+    if (lastState !== undefined && isTerminalState(lastState)) return false;
     const { manager, scope } = this.#init;
     let untouched: StoredTask | undefined;
     try {
