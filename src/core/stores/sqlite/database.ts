@@ -4,8 +4,8 @@
  * The task store and the push-config store share one connection (and so one transaction
  * stream); the file closes when the last of them closes.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
@@ -20,9 +20,11 @@ export interface SqliteOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * `full`: every commit is on disk when it returns, so an acknowledged event survives a power
-   * loss. `normal`: a commit survives a crash of the process but the last ones may be lost on
-   * a power loss or an OS crash (fewer fsyncs).
+   * `full`: every commit is on disk before its writes are acknowledged, so an acknowledged
+   * event survives a power loss (the write-ahead log is synced on a worker thread after each
+   * commit, while the event loop goes on; the writes of commits made meanwhile share the next
+   * sync). `normal`: a commit survives a crash of the process but the last ones may be lost on
+   * a power loss or an OS crash (no syncs but at checkpoints).
    * @default 'full'
    */
   synchronous?: 'full' | 'normal';
@@ -74,11 +76,93 @@ interface QueuedWrite {
 /** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
 const MAX_BATCH = 512;
 
+/**
+ * Syncs a write-ahead log file off the event loop (group commit): commits acknowledge their
+ * writes only once a sync that started after them has finished; the commits made while a sync
+ * runs share the next one.
+ */
+class WalSync {
+  #fd: number | undefined;
+  /** Acknowledgements waiting for the next sync. */
+  #waiting: (() => void)[] = [];
+  #failures: ((error: unknown) => void)[] = [];
+  /** The acknowledgements of the sync running now, if one is. */
+  #running: { readonly done: (() => void)[]; readonly failed: ((error: unknown) => void)[] } | undefined;
+  #closed = false;
+
+  constructor(private readonly walPath: string) {}
+
+  /** Calls `done` once everything written to the log so far is on disk (`failed` if the sync fails). */
+  after(done: () => void, failed: (error: unknown) => void): void {
+    this.#waiting.push(done);
+    this.#failures.push(failed);
+    if (!this.#running) this.#start();
+  }
+
+  #start(): void {
+    const done = this.#waiting;
+    const failed = this.#failures;
+    this.#waiting = [];
+    this.#failures = [];
+    let fd: number;
+    try {
+      // Opened at the first sync: the log exists once something was committed.
+      fd = this.#fd ??= openSync(this.walPath, 'r+');
+    } catch (error) {
+      for (const fail of failed) fail(error);
+      return;
+    }
+    this.#running = { done, failed };
+    fdatasync(fd, (error) => {
+      this.#running = undefined;
+      if (this.#closed) return; // close() synced and acknowledged everything already
+      if (error) for (const fail of failed) fail(error);
+      else for (const ack of done) ack();
+      if (this.#waiting.length > 0) this.#start();
+    });
+  }
+
+  /** Syncs the log at once (blocking; nothing to do when there is no log yet). */
+  syncNow(): void {
+    if (this.#fd === undefined) {
+      try {
+        this.#fd = openSync(this.walPath, 'r+');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+    }
+    fdatasyncSync(this.#fd);
+  }
+
+  /** Syncs the log at once (blocking), acknowledges what waited and closes the file. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const done = [...(this.#running?.done ?? []), ...this.#waiting];
+    const failed = [...(this.#running?.failed ?? []), ...this.#failures];
+    this.#running = undefined;
+    this.#waiting = [];
+    this.#failures = [];
+    try {
+      this.syncNow();
+      for (const ack of done) ack();
+    } catch (error) {
+      for (const fail of failed) fail(error);
+    } finally {
+      // An asynchronous sync still running keeps its own reference to the file.
+      if (this.#fd !== undefined) closeSync(this.#fd);
+    }
+  }
+}
+
 /** An open SQLite file with the a2a-kit schema. */
 export class SqliteDatabase {
   #refs = 1;
   #queue: QueuedWrite[] = [];
   #scheduled = false;
+  /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
+  readonly #walSync: WalSync | undefined;
 
   /** Runs a batch's writes in one transaction (made once: better-sqlite3 prepares BEGIN/COMMIT). */
   readonly #runBatch: (batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => void;
@@ -86,7 +170,9 @@ export class SqliteDatabase {
   private constructor(
     readonly db: Database.Database,
     readonly path: string,
+    walSync: WalSync | undefined,
   ) {
+    this.#walSync = walSync;
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
         try {
@@ -136,11 +222,21 @@ export class SqliteDatabase {
       for (const write of batch) write.reject(error);
       return;
     }
-    for (let i = 0; i < batch.length; i++) {
-      const result = results[i]!;
-      if (result.ok) batch[i]!.resolve(result.value);
-      else batch[i]!.reject(result.value);
+    const acknowledge = (): void => {
+      for (let i = 0; i < batch.length; i++) {
+        const result = results[i]!;
+        if (result.ok) batch[i]!.resolve(result.value);
+        else batch[i]!.reject(result.value);
+      }
+    };
+    if (!this.#walSync) {
+      acknowledge();
+      return;
     }
+    // Committed (readers of this connection see it), acknowledged once on disk.
+    this.#walSync.after(acknowledge, (error) => {
+      for (const write of batch) write.reject(error);
+    });
   };
 
   /**
@@ -154,15 +250,25 @@ export class SqliteDatabase {
     try {
       if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
       db = new Database(path, { timeout: busyTimeoutMs });
-      db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      const journal = db.pragma('journal_mode = WAL', { simple: true }) as string;
+      // With `full`, SQLite would sync the log inside each COMMIT, blocking the event loop for
+      // the length of an fsync; NORMAL leaves it to WalSync (and syncs itself at checkpoints),
+      // which acknowledges no write before its commit is on disk: the same guarantee.
+      const onDisk = path !== ':memory:' && path !== '';
+      const walSync =
+        onDisk && options.synchronous !== 'normal' && journal.toLowerCase() === 'wal'
+          ? new WalSync(`${resolve(path)}-wal`)
+          : undefined;
+      db.pragma(`synchronous = ${walSync || options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
       // Checkpoint every ~40 MB of WAL instead of every 4 MB: fewer checkpoints inside commits
       // (each copies pages back and fsyncs), at the cost of a larger -wal file between them.
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('journal_size_limit = 67108864');
       migrate(db, path);
-      return new SqliteDatabase(db, path);
+      // The migration's commit, on disk before anything is served from it.
+      walSync?.syncNow();
+      return new SqliteDatabase(db, path, walSync);
     } catch (error) {
       try {
         db?.close();
@@ -184,6 +290,7 @@ export class SqliteDatabase {
     if (--this.#refs > 0 || !this.db.open) return;
     // Writes still queued are committed first: close() never drops an accepted write.
     if (this.#queue.length > 0) this.#flushAll();
+    this.#walSync?.close();
     this.db.close();
   }
 
