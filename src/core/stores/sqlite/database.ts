@@ -90,7 +90,16 @@ class WalSync {
   #running: { readonly done: (() => void)[]; readonly failed: ((error: unknown) => void)[] } | undefined;
   #closed = false;
 
-  constructor(private readonly walPath: string) {}
+  /** `onIdle`: called when a sync ended and no other was started (commits may be made again). */
+  constructor(
+    private readonly walPath: string,
+    private readonly onIdle: () => void,
+  ) {}
+
+  /** A sync is running: a commit now would only wait for the next one. */
+  get busy(): boolean {
+    return this.#running !== undefined;
+  }
 
   /** Calls `done` once everything written to the log so far is on disk (`failed` if the sync fails). */
   after(done: () => void, failed: (error: unknown) => void): void {
@@ -119,6 +128,7 @@ class WalSync {
       if (error) for (const fail of failed) fail(error);
       else for (const ack of done) ack();
       if (this.#waiting.length > 0) this.#start();
+      else this.onIdle();
     });
   }
 
@@ -170,9 +180,9 @@ export class SqliteDatabase {
   private constructor(
     readonly db: Database.Database,
     readonly path: string,
-    walSync: WalSync | undefined,
+    walPath: string | undefined,
   ) {
-    this.#walSync = walSync;
+    this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule);
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
         try {
@@ -186,30 +196,32 @@ export class SqliteDatabase {
 
   /**
    * Runs `run` (synchronous statements) in the next write transaction and resolves with its
-   * result once that transaction is committed. Writes queued in the same turn of the event
-   * loop (the events of a task, and of every other task, arriving together) share one commit,
-   * so one fsync covers them all. A write that throws (a version conflict) rejects alone: its
+   * result once that transaction is committed (and, with `synchronous: 'full'`, on disk).
+   * Writes queued in the same turn of the event loop (the events of a task, and of every other
+   * task, arriving together) share one commit, so one fsync covers them all; while the log is
+   * being synced, writes wait for its end and then share the next commit (they would wait
+   * for the next sync anyway). A write that throws (a version conflict) rejects alone: its
    * statements changed nothing, and the others still commit.
    */
   write<T>(run: () => T): Promise<T> {
     if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(this.#flush);
-      }
+      this.#schedule();
     });
   }
+
+  /** Schedules the next commit for the next turn, unless one is scheduled or a sync runs. */
+  readonly #schedule = (): void => {
+    if (this.#scheduled || this.#queue.length === 0 || this.#walSync?.busy) return;
+    this.#scheduled = true;
+    setImmediate(this.#flush);
+  };
 
   readonly #flush = (): void => {
     this.#scheduled = false;
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
-    if (this.#queue.length > 0) {
-      this.#scheduled = true;
-      setImmediate(this.#flush);
-    }
     if (!this.db.open) {
       for (const write of batch) write.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
       return;
@@ -229,14 +241,16 @@ export class SqliteDatabase {
         else batch[i]!.reject(result.value);
       }
     };
-    if (!this.#walSync) {
+    if (this.#walSync) {
+      // Committed (readers of this connection see it), acknowledged once on disk.
+      this.#walSync.after(acknowledge, (error) => {
+        for (const write of batch) write.reject(error);
+      });
+    } else {
       acknowledge();
-      return;
     }
-    // Committed (readers of this connection see it), acknowledged once on disk.
-    this.#walSync.after(acknowledge, (error) => {
-      for (const write of batch) write.reject(error);
-    });
+    // Writes beyond MAX_BATCH: the next turn (or, during a sync, its end).
+    this.#schedule();
   };
 
   /**
@@ -255,20 +269,23 @@ export class SqliteDatabase {
       // the length of an fsync; NORMAL leaves it to WalSync (and syncs itself at checkpoints),
       // which acknowledges no write before its commit is on disk: the same guarantee.
       const onDisk = path !== ':memory:' && path !== '';
-      const walSync =
+      const walPath =
         onDisk && options.synchronous !== 'normal' && journal.toLowerCase() === 'wal'
-          ? new WalSync(`${resolve(path)}-wal`)
+          ? `${resolve(path)}-wal`
           : undefined;
-      db.pragma(`synchronous = ${walSync || options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      db.pragma(
+        `synchronous = ${walPath !== undefined || options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
+      );
       db.pragma('foreign_keys = ON');
       // Checkpoint every ~40 MB of WAL instead of every 4 MB: fewer checkpoints inside commits
       // (each copies pages back and fsyncs), at the cost of a larger -wal file between them.
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('journal_size_limit = 67108864');
       migrate(db, path);
+      const database = new SqliteDatabase(db, path, walPath);
       // The migration's commit, on disk before anything is served from it.
-      walSync?.syncNow();
-      return new SqliteDatabase(db, path, walSync);
+      database.#walSync?.syncNow();
+      return database;
     } catch (error) {
       try {
         db?.close();
