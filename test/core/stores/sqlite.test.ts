@@ -42,6 +42,37 @@ describe('SqliteDatabase', () => {
     assert.equal((await store.getOrCreateSecret('s')).length, 32);
   });
 
+  test('a file of schema 5 keeps its leases when migrated (the lease indexes dropped)', async (t) => {
+    const path = join(tempDir(t), 'v5.sqlite');
+    const old = new Database(path);
+    migrate(old, path, 5);
+    const insert = old.prepare(
+      "INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES ('', 'o', ?, ?, ?)",
+    );
+    insert.run('late', 'w1', 30);
+    insert.run('early', 'w2', 10);
+    insert.run('live', 'w1', 5_000);
+    old.close();
+    const store = new SqliteTaskStore(path);
+    t.after(() => store.close());
+    const indexes = store.database.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'a2a_leases' AND sql IS NOT NULL",
+      )
+      .all();
+    assert.deepEqual(indexes, []);
+    const expired = await store.expiredLeases(100, 10);
+    assert.deepEqual(
+      expired.map((ref) => `${ref.taskId}@${ref.worker}`),
+      ['early@w2', 'late@w1'],
+    );
+    await store.renewLeases('w1', 200);
+    assert.deepEqual(
+      (await store.expiredLeases(150, 10)).map((ref) => ref.taskId),
+      ['early'],
+    );
+  });
+
   test('a file from a newer a2a-kit is refused and left untouched', (t) => {
     const path = join(tempDir(t), 'new.sqlite');
     SqliteDatabase.open(path).release();
