@@ -13,6 +13,7 @@ import { PerTaskOrder } from './per-task-order.js';
 import {
   TaskVersionConflictError,
   type InterruptedTaskRef,
+  type SaveChange,
   type StoredTask,
   type TaskScope,
   type TaskStore,
@@ -39,6 +40,19 @@ import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
+
+/** The record each event published by a TaskManager was saved with (see {@link savedRecordOf}). */
+const savedRecords = new WeakMap<TaskEvent, StoredTask>();
+
+/**
+ * The record `event` was saved with, when a TaskManager of this process published it and the
+ * bus handed its listener the very object (the in-process bus does), else undefined. The
+ * record is the manager's own: the task's later changes extend its arrays in place, so a
+ * reader keeping it past the listener call takes a snapshot.
+ */
+export function savedRecordOf(event: TaskEvent): StoredTask | undefined {
+  return savedRecords.get(event);
+}
 
 /** Fields of a new task. */
 export interface NewTask {
@@ -132,10 +146,15 @@ export class TaskManager {
   }
 
   /** PUSH HOOK (issue 12): `store.save`, through the push outbox when one is attached. */
-  #save(record: StoredTask, expectedVersion: number, event: StreamResponse | undefined): Promise<void> {
+  #save(
+    record: StoredTask,
+    expectedVersion: number,
+    event: StreamResponse | undefined,
+    change?: SaveChange,
+  ): Promise<void> {
     return this.#push
       ? this.#push.saveChange(this.store, record, expectedVersion, event)
-      : this.store.save(record, expectedVersion);
+      : this.store.save(record, expectedVersion, change);
   }
 
   /** Stops timing interrupted tasks (the handler's close()). */
@@ -174,10 +193,9 @@ export class TaskManager {
       const response: StreamResponse = { task: snapshotTask(task) };
       await this.#save(record, 0, response); // PUSH HOOK (issue 12): was store.save(record, 0)
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
-      const pending = this.bus.publish(
-        { tenant: scope.tenant, taskId: task.id },
-        { taskId: task.id, version: 1, state: init.state, response },
-      );
+      const event: TaskEvent = { taskId: task.id, version: 1, state: init.state, response };
+      savedRecords.set(event, record);
+      const pending = this.bus.publish({ tenant: scope.tenant, taskId: task.id }, event);
       if (pending) await pending;
       return record;
     });
@@ -214,8 +232,8 @@ export class TaskManager {
             throw error;
           }
         }
-        const statusTimeMs =
-          task.status === current.task.status ? current.statusTimeMs : statusTime(task, current);
+        const statusUnchanged = task.status === current.task.status;
+        const statusTimeMs = statusUnchanged ? current.statusTimeMs : statusTime(task, current);
         const record: StoredTask = {
           tenant: current.tenant,
           owner: current.owner,
@@ -224,7 +242,8 @@ export class TaskManager {
           statusTimeMs,
         };
         try {
-          await this.#save(record, current.version, response); // PUSH HOOK (issue 12): was store.save
+          // PUSH HOOK (issue 12): was store.save
+          await this.#save(record, current.version, response, { statusUnchanged });
         } catch (error) {
           changed.rollback?.();
           if (error instanceof TaskVersionConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
@@ -233,10 +252,9 @@ export class TaskManager {
         if (size) remember(task, size);
         if (this.#interrupted) this.#timeInterrupted(current, record);
         if (response) {
-          const pending = this.bus.publish(
-            { tenant: scope.tenant, taskId },
-            { taskId, version: record.version, state: task.status.state, response },
-          );
+          const event: TaskEvent = { taskId, version: record.version, state: task.status.state, response };
+          savedRecords.set(event, record);
+          const pending = this.bus.publish({ tenant: scope.tenant, taskId }, event);
           if (pending) await pending;
         }
         return record;

@@ -54,6 +54,7 @@ export type {
   IdempotencyRecordFacts,
   InterruptedTaskRef,
   ListPosition,
+  SaveChange,
   StoredTask,
   TaskPage,
   TaskQuery,

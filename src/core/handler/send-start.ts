@@ -6,7 +6,7 @@ import { newId } from '../../model/ids.js';
 import type { Message, SendMessageRequest } from '../../model/schema.js';
 import { acceptsMessages } from '../../model/state-machine.js';
 import type { ServerCallContext } from '../context.js';
-import type { TaskEventStream } from '../event-bus/task-stream.js';
+import type { TaskEventListener } from '../event-bus/event-bus.js';
 import type { ExecutionSink } from '../event-sink.js';
 import type { StoredTask } from '../stores/task-store.js';
 import { IllegalTaskEventError } from '../task-changes.js';
@@ -16,6 +16,13 @@ import type { Executions } from './executions.js';
 import { pushConfigFor } from './push-configs.js';
 import { invalidParam, notFound, shuttingDown, terminalTask } from './refusals.js';
 import { noop } from './send-duplicates.js';
+
+/** Listens to the task's events from before the agent runs: a stream, or a settlement watch. */
+export interface TaskSubscriber {
+  readonly handle: TaskEventListener;
+  /** Receives the function that unsubscribes `handle`. */
+  onEnd(unsubscribe: () => void): void;
+}
 
 /**
  * Checks a send that is not a duplicate, records the client message and starts the agent
@@ -27,7 +34,7 @@ export async function startSend(
   request: SendMessageRequest,
   ctx: ServerCallContext,
   taskId: string,
-  stream: TaskEventStream | undefined,
+  stream: TaskSubscriber | undefined,
 ): Promise<ExecutionSink> {
   const { manager, pushStore } = deps;
   const turns = executions.turns;

@@ -6,7 +6,6 @@ import { Role } from '../../model/enums.js';
 import { newId } from '../../model/ids.js';
 import type { SendMessageRequest, SendMessageResponse, StreamResponse } from '../../model/schema.js';
 import type { ServerCallContext } from '../context.js';
-import type { TaskEventStream } from '../event-bus/task-stream.js';
 import { checkInputModes } from '../input-modes.js';
 import { viewTask } from '../task-view.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
@@ -20,8 +19,8 @@ import {
   shuttingDown,
 } from './refusals.js';
 import { SendDuplicates, type SendStart } from './send-duplicates.js';
-import { startSend } from './send-start.js';
-import { isSettled, type Settlements } from './settlement.js';
+import { startSend, type TaskSubscriber } from './send-start.js';
+import { isSettled, SettlementWatch, type Settlements } from './settlement.js';
 import type { OpenStreams } from './streams.js';
 
 export class SendOperations {
@@ -39,29 +38,35 @@ export class SendOperations {
   }
 
   async sendMessage(request: SendMessageRequest, ctx: ServerCallContext): Promise<SendMessageResponse> {
-    const start = await this.#begin(request, ctx);
     const returnImmediately = request.configuration?.returnImmediately === true;
-    const historyLength = request.configuration?.historyLength;
-    const scope = scopeOf(ctx);
-    let taskId: string;
-    if (start.kind === 'duplicate') {
-      const outcome = await start.outcome;
-      if (outcome.kind === 'message') return { message: outcome.message };
-      taskId = outcome.taskId;
-    } else {
-      const outcome = await start.sink.outcome;
-      if (outcome.kind === 'message') return { message: outcome.message };
-      const record = outcome.record;
-      taskId = record.task.id;
-      if (returnImmediately || isSettled(record.task.status.state)) {
-        return { task: viewTask(record.task, historyLength) };
+    // A blocking send watches its task from before the agent runs: its settling needs no read.
+    const watch = returnImmediately ? undefined : new SettlementWatch();
+    try {
+      const start = await this.#begin(request, ctx, watch);
+      const historyLength = request.configuration?.historyLength;
+      const scope = scopeOf(ctx);
+      let taskId: string;
+      if (start.kind === 'duplicate') {
+        const outcome = await start.outcome;
+        if (outcome.kind === 'message') return { message: outcome.message };
+        taskId = outcome.taskId;
+      } else {
+        const outcome = await start.sink.outcome;
+        if (outcome.kind === 'message') return { message: outcome.message };
+        const record = outcome.record;
+        taskId = record.task.id;
+        if (returnImmediately || isSettled(record.task.status.state)) {
+          return { task: viewTask(record.task, historyLength) };
+        }
       }
+      const record = returnImmediately
+        ? await this.deps.manager.get(scope, taskId)
+        : await this.settlements.wait(scope, taskId, ctx, watch);
+      if (!record) throw notFound(taskId);
+      return { task: viewTask(record.task, historyLength) };
+    } finally {
+      watch?.close();
     }
-    const record = returnImmediately
-      ? await this.deps.manager.get(scope, taskId)
-      : await this.settlements.wait(scope, taskId, ctx);
-    if (!record) throw notFound(taskId);
-    return { task: viewTask(record.task, historyLength) };
   }
 
   async sendStreamingMessage(
@@ -103,12 +108,13 @@ export class SendOperations {
 
   /**
    * Validates a send, handles duplicates, records the client message and starts the agent.
-   * When `stream` is given it is subscribed to the task's topic before the agent runs.
+   * When `stream` (a stream or a settlement watch) is given it is subscribed to the task's
+   * topic before the agent runs.
    */
   async #begin(
     request: SendMessageRequest,
     ctx: ServerCallContext,
-    stream?: TaskEventStream,
+    stream?: TaskSubscriber,
   ): Promise<SendStart> {
     const deps = this.deps;
     if (deps.closed) throw shuttingDown();

@@ -2,7 +2,10 @@
 import { UnavailableError } from '../../errors/a2a-error.js';
 import { isInterruptedState, isTerminalState, type TaskState } from '../../model/enums.js';
 import type { ServerCallContext } from '../context.js';
+import type { TaskEvent } from '../event-bus/event-bus.js';
 import type { StoredTask, TaskScope } from '../stores/task-store.js';
+import { savedRecordOf } from '../task-manager.js';
+import { snapshotTask } from '../task-snapshot.js';
 import type { HandlerDependencies } from './dependencies.js';
 import { shuttingDown } from './refusals.js';
 
@@ -16,6 +19,57 @@ interface Waiter {
   readonly reject: (error: unknown) => void;
 }
 
+/** Marks a settling event whose record is not at hand (published elsewhere): read the task. */
+const READ_TASK = Symbol('read the task');
+
+/**
+ * Watches one task's events from before its agent runs (subscribed by the send, like a stream),
+ * so a blocking SendMessage knows whether the task settled without reading the store: the
+ * settling event of this process's own execution carries the record it was saved with.
+ */
+export class SettlementWatch {
+  /** The settled record seen, READ_TASK for a settling event without one, undefined while running. */
+  #settled: StoredTask | typeof READ_TASK | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #onSettled: (() => void) | undefined;
+  #closed = false;
+
+  /** The bus listener (events of the watched task, in order). */
+  readonly handle = (event: TaskEvent): void => {
+    if (event.executionEnded || !isSettled(event.state)) return;
+    const record = savedRecordOf(event);
+    // A snapshot now: the manager extends the record's arrays in place on the task's next change.
+    this.#settled = record ? { ...record, task: snapshotTask(record.task) } : READ_TASK;
+    this.#onSettled?.();
+  };
+
+  /** Called by whoever subscribed {@link SettlementWatch.handle} with the function that stops it. */
+  onEnd(unsubscribe: () => void): void {
+    if (this.#closed) unsubscribe();
+    else this.#unsubscribe = unsubscribe;
+  }
+
+  /** Stops watching (idempotent). */
+  close(): void {
+    this.#closed = true;
+    this.#onSettled = undefined;
+    const unsubscribe = this.#unsubscribe;
+    this.#unsubscribe = undefined;
+    unsubscribe?.();
+  }
+
+  /** True once subscribed to the bus (the send reached its agent). */
+  get subscribed(): boolean {
+    return this.#unsubscribe !== undefined;
+  }
+
+  /** What was seen so far; `listener` is called at the next settling event. */
+  take(listener: () => void): StoredTask | typeof READ_TASK | undefined {
+    this.#onSettled = listener;
+    return this.#settled;
+  }
+}
+
 /** The blocking SendMessage calls waiting for their tasks. */
 export class Settlements {
   readonly #waiters = new Set<Waiter>();
@@ -26,12 +80,20 @@ export class Settlements {
    * Resolves with the task once it is terminal or interrupted. The client's signal is read only
    * when the task is still running a turn of the event loop after the first look (reading it
    * may create it, and an agent that answers without I/O has settled by then); a client gone
-   * meanwhile leaves the signal aborted, which is then noticed at once.
+   * meanwhile leaves the signal aborted, which is then noticed at once. `watch`: subscribed to
+   * the task since before its agent ran; then every settling event has been seen, and one this
+   * process saved needs no store read.
    */
-  wait(scope: TaskScope, taskId: string, ctx: ServerCallContext): Promise<StoredTask | undefined> {
+  wait(
+    scope: TaskScope,
+    taskId: string,
+    ctx: ServerCallContext,
+    watch?: SettlementWatch,
+  ): Promise<StoredTask | undefined> {
     // close() released the waiters it knew; one arriving later would never be released.
     if (this.deps.closed) return Promise.reject(shuttingDown());
     const { bus, manager } = this.deps;
+    const watched = watch?.subscribed ? watch : undefined;
     return new Promise<StoredTask | undefined>((resolve, reject) => {
       let finished = false;
       let signal: AbortSignal | undefined;
@@ -50,13 +112,11 @@ export class Settlements {
         if (finished || signal || pendingListen) return;
         pendingListen = setImmediate(listen);
       };
-      const unsubscribe = bus.subscribe({ tenant: scope.tenant, taskId, owner: scope.owner }, (event) => {
-        if (!event.executionEnded && isSettled(event.state)) check();
-      });
       const finish = (record: StoredTask | undefined, error?: unknown): void => {
         if (finished) return;
         finished = true;
-        unsubscribe();
+        unsubscribe?.();
+        watched?.close();
         this.#waiters.delete(waiter);
         if (pendingListen) clearImmediate(pendingListen);
         signal?.removeEventListener('abort', onAbort);
@@ -72,8 +132,20 @@ export class Settlements {
           (error: unknown) => finish(undefined, error),
         );
       };
+      const look = (): void => {
+        const seen = watched!.take(look);
+        if (seen === READ_TASK) check();
+        else if (seen) finish(seen);
+        else listenSoon();
+      };
+      const unsubscribe = watched
+        ? undefined
+        : bus.subscribe({ tenant: scope.tenant, taskId, owner: scope.owner }, (event) => {
+            if (!event.executionEnded && isSettled(event.state)) check();
+          });
       this.#waiters.add(waiter);
-      check();
+      if (watched) look();
+      else check();
     });
   }
 

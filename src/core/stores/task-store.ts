@@ -98,6 +98,12 @@ export interface InterruptedTaskRef {
   readonly statusTimeMs: number;
 }
 
+/** What an update of a task changes besides its document (a hint to {@link TaskStore.save}). */
+export interface SaveChange {
+  /** True when the status (state and timestamp) is the one already stored. */
+  readonly statusUnchanged: boolean;
+}
+
 /** Raised by {@link TaskStore.save} when the stored version is not the expected one. */
 export class TaskVersionConflictError extends Error {
   constructor(readonly taskId: string) {
@@ -117,8 +123,10 @@ export interface TaskStore {
    * may extend the task's arrays (history, artifacts, parts) in place for its next change
    * (undone when that save is refused): a store that keeps the object, as the memory store
    * does, hands readers copies of those arrays; a store that serializes it is unaffected.
+   * `change`, when the writer gives it, says what else changed (a SQL store may then leave
+   * its indexes alone); a store may ignore it.
    */
-  save(record: StoredTask, expectedVersion: number): Promise<void>;
+  save(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void>;
   /**
    * A page of tasks matching `query`, newest `status.timestamp` first (ties: larger id first),
    * starting strictly after `query.after`. The cursor guarantee every store keeps: walking

@@ -8,6 +8,7 @@ import type {
   IdempotencyKey,
   IdempotencyRecord,
   InterruptedTaskRef,
+  SaveChange,
   StoredTask,
   TaskPage,
   TaskQuery,
@@ -50,8 +51,8 @@ export function traceTaskStore(store: TaskStore, given?: Tracer): TaskStore {
   const traced: TaskStore = {
     get: (scope: TaskScope, id: string): Promise<StoredTask | undefined> =>
       run(span('get', id), () => store.get(scope, id)),
-    save: (record: StoredTask, expectedVersion: number): Promise<void> =>
-      run(span('save', record.task.id), () => store.save(record, expectedVersion)),
+    save: (record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> =>
+      run(span('save', record.task.id), () => store.save(record, expectedVersion, change)),
     list: (query: TaskQuery): Promise<TaskPage> => run(span('list'), () => store.list(query)),
     claimIdempotencyKey: (
       key: IdempotencyKey,

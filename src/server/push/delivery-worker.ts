@@ -335,8 +335,7 @@ export class PushDeliveryWorker {
     if (auth?.scheme)
       headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
     if (config.token) headers[PUSH_TOKEN_HEADER] = config.token;
-    if (this.#signer)
-      headers[PUSH_SIGNATURE_HEADER] = this.#signer.sign(payload.body, url.href, delivery.id);
+    if (this.#signer) headers[PUSH_SIGNATURE_HEADER] = this.#signer.sign(payload.body, url.href, delivery.id);
     return headers;
   }
 

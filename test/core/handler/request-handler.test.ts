@@ -12,7 +12,8 @@ import { TaskState } from '../../../src/model/enums.js';
 import type { StreamResponse, Task } from '../../../src/model/schema.js';
 import type { RequestContext, TaskEventSink } from '../../../src/core/executor.js';
 import { createCallContext } from '../../../src/core/context.js';
-import type { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
+import { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
+import type { StoredTask, TaskScope } from '../../../src/core/stores/task-store.js';
 import {
   callAs,
   collect,
@@ -74,6 +75,47 @@ describe('SendMessage', () => {
     assert.equal(task.history?.[0]?.messageId, message.messageId);
     assert.equal(task.history?.[0]?.taskId, task.id);
     assert.equal(task.history?.[1]?.role, 'ROLE_AGENT');
+  });
+
+  test('a blocking send whose own agent settles the task reads no task back from the store', async (t) => {
+    class ReadCountingStore extends MemoryTaskStore {
+      reads = 0;
+      override get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
+        this.reads++;
+        return super.get(scope, id);
+      }
+    }
+    const taskStore = new ReadCountingStore();
+    const { handler } = createTestHandler(
+      async (_ctx, events) => {
+        await events.working();
+        await events.artifact({ artifactId: 'out', text: 'x' });
+        await events.complete();
+      },
+      { taskStore },
+    );
+    t.after(() => handler.close());
+    const response = await handler.sendMessage({ message: userMessage('x') }, alice);
+    assert.equal(response.task?.status.state, TaskState.COMPLETED);
+    assert.equal(response.task?.artifacts?.[0]?.parts[0]?.text, 'x');
+    // The settling event carries the record it was saved with; the execution's end needs
+    // nothing either (it left the task terminal).
+    assert.equal(taskStore.reads, 0);
+    // A send that settles through another request (CancelTask) still answers with the task.
+    const release = deferred();
+    const slow = createTestHandler(async (_ctx, events) => {
+      await events.working();
+      await release.promise;
+    });
+    t.after(() => slow.handler.close());
+    const message = userMessage('slow');
+    const sent = slow.handler.sendMessage({ message }, alice);
+    const id = await eventually(() => slow.store.size > 0).then(
+      async () => (await slow.store.list({ tenant: '', owner: 'alice', limit: 1 })).tasks[0]!.task.id,
+    );
+    await slow.handler.cancelTask({ id }, alice);
+    assert.equal((await sent).task?.status.state, TaskState.CANCELED);
+    release.resolve();
   });
 
   test('SRV-SEND-2: returns at INPUT_REQUIRED and AUTH_REQUIRED', async (t) => {

@@ -42,6 +42,37 @@ describe('SqliteDatabase', () => {
     assert.equal((await store.getOrCreateSecret('s')).length, 32);
   });
 
+  test('a file of schema 5 keeps its leases when migrated (the lease indexes dropped)', async (t) => {
+    const path = join(tempDir(t), 'v5.sqlite');
+    const old = new Database(path);
+    migrate(old, path, 5);
+    const insert = old.prepare(
+      "INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES ('', 'o', ?, ?, ?)",
+    );
+    insert.run('late', 'w1', 30);
+    insert.run('early', 'w2', 10);
+    insert.run('live', 'w1', 5_000);
+    old.close();
+    const store = new SqliteTaskStore(path);
+    t.after(() => store.close());
+    const indexes = store.database.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'a2a_leases' AND sql IS NOT NULL",
+      )
+      .all();
+    assert.deepEqual(indexes, []);
+    const expired = await store.expiredLeases(100, 10);
+    assert.deepEqual(
+      expired.map((ref) => `${ref.taskId}@${ref.worker}`),
+      ['early@w2', 'late@w1'],
+    );
+    await store.renewLeases('w1', 200);
+    assert.deepEqual(
+      (await store.expiredLeases(150, 10)).map((ref) => ref.taskId),
+      ['early'],
+    );
+  });
+
   test('a file from a newer a2a-kit is refused and left untouched', (t) => {
     const path = join(tempDir(t), 'new.sqlite');
     SqliteDatabase.open(path).release();
@@ -90,6 +121,89 @@ describe('SqliteDatabase', () => {
   test('a missing directory is created', (t) => {
     const path = join(tempDir(t), 'a', 'b', 'a2a.sqlite');
     SqliteDatabase.open(path).release();
+  });
+
+  test("synchronous 'full' syncs the log itself after each commit; close() acknowledges every write", async (t) => {
+    const path = join(tempDir(t), 'sync.sqlite');
+    const database = SqliteDatabase.open(path);
+    // SQLite's own sync inside COMMIT is off: the store syncs the log off the event loop.
+    assert.equal(database.db.pragma('synchronous', { simple: true }), 1);
+    const written: Promise<number>[] = [];
+    for (let i = 0; i < 50; i++) {
+      written.push(database.write(() => database.db.prepare('SELECT ? AS n').get(i) as number));
+      // A commit per turn, so syncs run while later commits are made.
+      if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Closing with commits waiting for their sync (and with writes still queued) settles them all.
+    database.release();
+    assert.equal((await Promise.allSettled(written)).filter((r) => r.status === 'fulfilled').length, 50);
+    const normal = SqliteDatabase.open(path, { synchronous: 'normal' });
+    assert.equal(normal.db.pragma('synchronous', { simple: true }), 1);
+    normal.release();
+    const memory = SqliteDatabase.open(':memory:');
+    assert.equal(await memory.write(() => 7), 7);
+    memory.release();
+  });
+
+  test('an acknowledged write is in the file for the next connection', async (t) => {
+    const path = join(tempDir(t), 'acked.sqlite');
+    const store = new SqliteTaskStore(path);
+    t.after(() => store.close());
+    const task = {
+      id: 't1',
+      contextId: 'c1',
+      status: { state: TaskState.WORKING, timestamp: new Date(10).toISOString() },
+      history: [],
+      artifacts: [],
+    };
+    await store.save({ tenant: '', owner: 'o', version: 1, statusTimeMs: 10, task }, 0);
+    const other = new Database(path, { readonly: true });
+    t.after(() => other.close());
+    const row = other.prepare("SELECT version, state FROM a2a_tasks WHERE id = 't1'").get();
+    assert.deepEqual({ ...(row as object) }, { version: 1, state: TaskState.WORKING });
+  });
+});
+
+describe('SqliteTaskStore updates', () => {
+  test('an update that keeps the status moves no index entry; one that changes it moves them', async (t) => {
+    const store = new SqliteTaskStore(join(tempDir(t), 'upd.sqlite'));
+    t.after(() => store.close());
+    const db = store.database.db;
+    const scope = { tenant: '', owner: 'o' };
+    const record = (version: number, state: TaskState, ms: number, text: string) => ({
+      ...scope,
+      version,
+      statusTimeMs: ms,
+      task: {
+        id: 't',
+        contextId: 'c',
+        status: { state, timestamp: new Date(ms).toISOString() },
+        history: [],
+        artifacts: [{ artifactId: 'a', parts: [{ text }] }],
+      },
+    });
+    await store.save(record(1, TaskState.WORKING, 10, 'one'), 0);
+    const counts = () => db.prepare('SELECT state, n FROM a2a_task_counts WHERE n > 0').all();
+    // With and without the writer's hint, and a wrong hint (the condition catches it).
+    await store.save(record(2, TaskState.WORKING, 10, 'two'), 1, { statusUnchanged: true });
+    await store.save(record(3, TaskState.WORKING, 10, 'three'), 2);
+    await store.save(record(4, TaskState.COMPLETED, 20, 'four'), 3, { statusUnchanged: true });
+    const stored = await store.get(scope, 't');
+    assert.equal(stored?.version, 4);
+    assert.equal(stored?.statusTimeMs, 20);
+    assert.equal(stored?.task.status.state, TaskState.COMPLETED);
+    assert.deepEqual(stored?.task.artifacts?.[0]?.parts, [{ text: 'four' }]);
+    assert.deepEqual(counts(), [{ state: TaskState.COMPLETED, n: 1 }]);
+    const page = await store.list({ ...scope, status: TaskState.COMPLETED, limit: 10 });
+    assert.deepEqual(
+      page.tasks.map((r) => r.task.id),
+      ['t'],
+    );
+    // A stale version is refused whichever statement runs.
+    await assert.rejects(store.save(record(4, TaskState.COMPLETED, 20, 'x'), 3, { statusUnchanged: true }));
+    await assert.rejects(store.save(record(4, TaskState.FAILED, 30, 'x'), 3, { statusUnchanged: false }));
+    await assert.rejects(store.save(record(4, TaskState.FAILED, 30, 'x'), 3));
+    assert.equal((await store.get(scope, 't'))?.version, 4);
   });
 });
 

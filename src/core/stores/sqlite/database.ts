@@ -4,8 +4,8 @@
  * The task store and the push-config store share one connection (and so one transaction
  * stream); the file closes when the last of them closes.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
@@ -20,9 +20,11 @@ export interface SqliteOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * `full`: every commit is on disk when it returns, so an acknowledged event survives a power
-   * loss. `normal`: a commit survives a crash of the process but the last ones may be lost on
-   * a power loss or an OS crash (fewer fsyncs).
+   * `full`: every commit is on disk before its writes are acknowledged, so an acknowledged
+   * event survives a power loss (the write-ahead log is synced on a worker thread after each
+   * commit, while the event loop goes on; the writes of commits made meanwhile share the next
+   * sync). `normal`: a commit survives a crash of the process but the last ones may be lost on
+   * a power loss or an OS crash (no syncs but at checkpoints).
    * @default 'full'
    */
   synchronous?: 'full' | 'normal';
@@ -74,11 +76,103 @@ interface QueuedWrite {
 /** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
 const MAX_BATCH = 512;
 
+/**
+ * Syncs a write-ahead log file off the event loop (group commit): commits acknowledge their
+ * writes only once a sync that started after them has finished; the commits made while a sync
+ * runs share the next one.
+ */
+class WalSync {
+  #fd: number | undefined;
+  /** Acknowledgements waiting for the next sync. */
+  #waiting: (() => void)[] = [];
+  #failures: ((error: unknown) => void)[] = [];
+  /** The acknowledgements of the sync running now, if one is. */
+  #running: { readonly done: (() => void)[]; readonly failed: ((error: unknown) => void)[] } | undefined;
+  #closed = false;
+
+  /** `onIdle`: called when a sync ended and no other was started (commits may be made again). */
+  constructor(
+    private readonly walPath: string,
+    private readonly onIdle: () => void,
+  ) {}
+
+  /** A sync is running: a commit now would only wait for the next one. */
+  get busy(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /** Calls `done` once everything written to the log so far is on disk (`failed` if the sync fails). */
+  after(done: () => void, failed: (error: unknown) => void): void {
+    this.#waiting.push(done);
+    this.#failures.push(failed);
+    if (!this.#running) this.#start();
+  }
+
+  #start(): void {
+    const done = this.#waiting;
+    const failed = this.#failures;
+    this.#waiting = [];
+    this.#failures = [];
+    let fd: number;
+    try {
+      // Opened at the first sync: the log exists once something was committed.
+      fd = this.#fd ??= openSync(this.walPath, 'r+');
+    } catch (error) {
+      for (const fail of failed) fail(error);
+      return;
+    }
+    this.#running = { done, failed };
+    fdatasync(fd, (error) => {
+      this.#running = undefined;
+      if (this.#closed) return; // close() synced and acknowledged everything already
+      if (error) for (const fail of failed) fail(error);
+      else for (const ack of done) ack();
+      if (this.#waiting.length > 0) this.#start();
+      else this.onIdle();
+    });
+  }
+
+  /** Syncs the log at once (blocking; nothing to do when there is no log yet). */
+  syncNow(): void {
+    if (this.#fd === undefined) {
+      try {
+        this.#fd = openSync(this.walPath, 'r+');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+    }
+    fdatasyncSync(this.#fd);
+  }
+
+  /** Syncs the log at once (blocking), acknowledges what waited and closes the file. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const done = [...(this.#running?.done ?? []), ...this.#waiting];
+    const failed = [...(this.#running?.failed ?? []), ...this.#failures];
+    this.#running = undefined;
+    this.#waiting = [];
+    this.#failures = [];
+    try {
+      this.syncNow();
+      for (const ack of done) ack();
+    } catch (error) {
+      for (const fail of failed) fail(error);
+    } finally {
+      // An asynchronous sync still running keeps its own reference to the file.
+      if (this.#fd !== undefined) closeSync(this.#fd);
+    }
+  }
+}
+
 /** An open SQLite file with the a2a-kit schema. */
 export class SqliteDatabase {
   #refs = 1;
   #queue: QueuedWrite[] = [];
   #scheduled = false;
+  /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
+  readonly #walSync: WalSync | undefined;
 
   /** Runs a batch's writes in one transaction (made once: better-sqlite3 prepares BEGIN/COMMIT). */
   readonly #runBatch: (batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => void;
@@ -86,7 +180,9 @@ export class SqliteDatabase {
   private constructor(
     readonly db: Database.Database,
     readonly path: string,
+    walPath: string | undefined,
   ) {
+    this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule);
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
         try {
@@ -100,30 +196,32 @@ export class SqliteDatabase {
 
   /**
    * Runs `run` (synchronous statements) in the next write transaction and resolves with its
-   * result once that transaction is committed. Writes queued in the same turn of the event
-   * loop (the events of a task, and of every other task, arriving together) share one commit,
-   * so one fsync covers them all. A write that throws (a version conflict) rejects alone: its
+   * result once that transaction is committed (and, with `synchronous: 'full'`, on disk).
+   * Writes queued in the same turn of the event loop (the events of a task, and of every other
+   * task, arriving together) share one commit, so one fsync covers them all; while the log is
+   * being synced, writes wait for its end and then share the next commit (they would wait
+   * for the next sync anyway). A write that throws (a version conflict) rejects alone: its
    * statements changed nothing, and the others still commit.
    */
   write<T>(run: () => T): Promise<T> {
     if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(this.#flush);
-      }
+      this.#schedule();
     });
   }
+
+  /** Schedules the next commit for the next turn, unless one is scheduled or a sync runs. */
+  readonly #schedule = (): void => {
+    if (this.#scheduled || this.#queue.length === 0 || this.#walSync?.busy) return;
+    this.#scheduled = true;
+    setImmediate(this.#flush);
+  };
 
   readonly #flush = (): void => {
     this.#scheduled = false;
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
-    if (this.#queue.length > 0) {
-      this.#scheduled = true;
-      setImmediate(this.#flush);
-    }
     if (!this.db.open) {
       for (const write of batch) write.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
       return;
@@ -136,11 +234,23 @@ export class SqliteDatabase {
       for (const write of batch) write.reject(error);
       return;
     }
-    for (let i = 0; i < batch.length; i++) {
-      const result = results[i]!;
-      if (result.ok) batch[i]!.resolve(result.value);
-      else batch[i]!.reject(result.value);
+    const acknowledge = (): void => {
+      for (let i = 0; i < batch.length; i++) {
+        const result = results[i]!;
+        if (result.ok) batch[i]!.resolve(result.value);
+        else batch[i]!.reject(result.value);
+      }
+    };
+    if (this.#walSync) {
+      // Committed (readers of this connection see it), acknowledged once on disk.
+      this.#walSync.after(acknowledge, (error) => {
+        for (const write of batch) write.reject(error);
+      });
+    } else {
+      acknowledge();
     }
+    // Writes beyond MAX_BATCH: the next turn (or, during a sync, its end).
+    this.#schedule();
   };
 
   /**
@@ -154,15 +264,28 @@ export class SqliteDatabase {
     try {
       if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
       db = new Database(path, { timeout: busyTimeoutMs });
-      db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      const journal = db.pragma('journal_mode = WAL', { simple: true }) as string;
+      // With `full`, SQLite would sync the log inside each COMMIT, blocking the event loop for
+      // the length of an fsync; NORMAL leaves it to WalSync (and syncs itself at checkpoints),
+      // which acknowledges no write before its commit is on disk: the same guarantee.
+      const onDisk = path !== ':memory:' && path !== '';
+      const walPath =
+        onDisk && options.synchronous !== 'normal' && journal.toLowerCase() === 'wal'
+          ? `${resolve(path)}-wal`
+          : undefined;
+      db.pragma(
+        `synchronous = ${walPath !== undefined || options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
+      );
       db.pragma('foreign_keys = ON');
       // Checkpoint every ~40 MB of WAL instead of every 4 MB: fewer checkpoints inside commits
       // (each copies pages back and fsyncs), at the cost of a larger -wal file between them.
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('journal_size_limit = 67108864');
       migrate(db, path);
-      return new SqliteDatabase(db, path);
+      const database = new SqliteDatabase(db, path, walPath);
+      // The migration's commit, on disk before anything is served from it.
+      database.#walSync?.syncNow();
+      return database;
     } catch (error) {
       try {
         db?.close();
@@ -184,6 +307,7 @@ export class SqliteDatabase {
     if (--this.#refs > 0 || !this.db.open) return;
     // Writes still queued are committed first: close() never drops an accepted write.
     if (this.#queue.length > 0) this.#flushAll();
+    this.#walSync?.close();
     this.db.close();
   }
 

@@ -32,7 +32,7 @@ import {
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
 import { TaskVersionConflictError, type StoredTask, type TaskStore } from '../task-store.js';
-import { writeTaskRow } from './task-store.js';
+import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-store.js';
 import { SqliteDatabase } from './database.js';
 
 /** Options of {@link SqlitePushOutbox}. */
@@ -46,8 +46,7 @@ export class SqlitePushOutbox implements PushOutbox {
   readonly #settings: SqlPushOutboxSettings;
   readonly #listeners: (() => void)[] = [];
   readonly #listStatements = new Map<string, Statement>();
-  readonly #insertTask: Statement;
-  readonly #updateTask: Statement;
+  readonly #taskRows: TaskRowStatements;
   readonly #configIds: Statement<[string, string, string, number], { id: string }>;
   readonly #enqueue: Statement;
   readonly #claim: Statement<[string, number, number, number, number], DeliveryRow>;
@@ -80,14 +79,7 @@ export class SqlitePushOutbox implements PushOutbox {
     this.#settings = outboxSettings(options);
     this.database = typeof database === 'string' ? SqliteDatabase.open(database) : database.retain();
     const db = this.database.db;
-    this.#insertTask = db.prepare(
-      `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    );
-    this.#updateTask = db.prepare(
-      `UPDATE a2a_tasks SET context_id = ?, state = ?, status_time_ms = ?, version = ?, doc = ?
-       WHERE tenant = ? AND owner = ? AND id = ? AND version = ?`,
-    );
+    this.#taskRows = prepareTaskRowStatements(db);
     this.#configIds = db.prepare(
       'SELECT id FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY id LIMIT ?',
     );
@@ -180,7 +172,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   #saveRows(record: StoredTask, expectedVersion: number, doc: string, payload: string | undefined): number {
     const task = record.task;
-    writeTaskRow(this.#insertTask, this.#updateTask, record, expectedVersion, doc);
+    writeTaskRow(this.#taskRows, record, expectedVersion, doc);
     if (payload === undefined) return 0;
     const configs = this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
     const now = Date.now();

@@ -132,4 +132,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, n)
   ) WITHOUT ROWID;
   `,
+  // 6: the lease table holds only running executions (a few rows), and every execution inserts
+  // and deletes one: its two indexes cost two more pages in each commit, while the heartbeat
+  // that could use them renews every row anyway. Its statements scan the table instead.
+  `
+  DROP INDEX a2a_leases_until;
+  DROP INDEX a2a_leases_worker;
+  `,
 ];

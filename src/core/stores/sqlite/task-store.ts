@@ -4,6 +4,7 @@
  * once; writes are batched per turn of the event loop (see {@link SqliteDatabase.write}).
  */
 import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { TaskState } from '../../../model/enums.js';
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
@@ -12,6 +13,7 @@ import {
   type IdempotencyKey,
   type IdempotencyRecord,
   type InterruptedTaskRef,
+  type SaveChange,
   type StoredTask,
   type TaskPage,
   type TaskQuery,
@@ -34,8 +36,7 @@ const PURGE_CHUNK = 500;
 export class SqliteTaskStore implements TaskStore, LeaseStore {
   readonly database: SqliteDatabase;
   readonly #get: Statement<[string, string, string], TaskRow>;
-  readonly #insert: Statement;
-  readonly #update: Statement;
+  readonly #rows: TaskRowStatements;
   readonly #claim: Statement;
   readonly #readClaim: Statement<[string, string, string], { record: string }>;
   readonly #upsertClaim: Statement;
@@ -57,14 +58,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     this.#get = db.prepare(
       'SELECT version, status_time_ms, doc FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ?',
     );
-    this.#insert = db.prepare(
-      `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    );
-    this.#update = db.prepare(
-      `UPDATE a2a_tasks SET context_id = ?, state = ?, status_time_ms = ?, version = ?, doc = ?
-       WHERE tenant = ? AND owner = ? AND id = ? AND version = ?`,
-    );
+    this.#rows = prepareTaskRowStatements(db);
     this.#claim = db.prepare(
       `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -101,11 +95,12 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     }
   }
 
-  save(record: StoredTask, expectedVersion: number): Promise<void> {
+  save(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
     const task = record.task;
     if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
-    return this.database.write(() => writeTaskRow(this.#insert, this.#update, record, expectedVersion, doc));
+    const statusUnchanged = change?.statusUnchanged;
+    return this.database.write(() => writeTaskRow(this.#rows, record, expectedVersion, doc, statusUnchanged));
   }
 
   list(query: TaskQuery): Promise<TaskPage> {
@@ -306,43 +301,87 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
   }
 }
 
+/** The statements of {@link writeTaskRow}, prepared once per connection. */
+export interface TaskRowStatements {
+  readonly insert: Statement;
+  /** Only the version and document: no indexed column is set, so no index entry moves. */
+  readonly updateDoc: Statement;
+  readonly updateStatus: Statement;
+}
+
+/** Prepares the statements of {@link writeTaskRow} on `db`. */
+export function prepareTaskRowStatements(db: Database.Database): TaskRowStatements {
+  return {
+    insert: db.prepare(
+      `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    updateDoc: db.prepare(
+      `UPDATE a2a_tasks SET version = ?, doc = ?
+       WHERE tenant = ? AND owner = ? AND id = ? AND version = ? AND state = ? AND status_time_ms = ?`,
+    ),
+    // context_id is never set again: a task keeps the context it was created in.
+    updateStatus: db.prepare(
+      `UPDATE a2a_tasks SET state = ?, status_time_ms = ?, version = ?, doc = ?
+       WHERE tenant = ? AND owner = ? AND id = ? AND version = ?`,
+    ),
+  };
+}
+
 /**
- * The compare-and-set write of a task row (`insert` for a new task, else `update` where the
+ * The compare-and-set write of a task row (`insert` for a new task, else an update where the
  * version is still `expectedVersion`), shared with the push outbox, which writes the row in its
  * own transaction. Throws TaskVersionConflictError when the row was not the expected one.
+ *
+ * An update whose status is unchanged (an artifact, a client message on a running task) sets
+ * only the version and document, on the condition that the stored state and status time are
+ * the ones being written: then no index (each holds the status time) nor count trigger is
+ * touched, which is most of an update's cost. Otherwise (a status change, or that condition
+ * failing) the status columns are set too. `statusUnchanged`: the writer's hint; unknown
+ * (undefined), the document-only update is tried first.
  */
 export function writeTaskRow(
-  insert: Statement,
-  update: Statement,
+  statements: TaskRowStatements,
   record: StoredTask,
   expectedVersion: number,
   doc: string,
+  statusUnchanged?: boolean,
 ): void {
   const task = record.task;
-  const contextId = task.contextId ?? null;
   const state: TaskState = task.status.state;
-  const changes =
-    expectedVersion === 0
-      ? insert.run(
-          record.tenant,
-          record.owner,
-          task.id,
-          contextId,
-          state,
-          record.statusTimeMs,
-          record.version,
-          doc,
-        ).changes
-      : update.run(
-          contextId,
-          state,
-          record.statusTimeMs,
-          record.version,
-          doc,
-          record.tenant,
-          record.owner,
-          task.id,
-          expectedVersion,
-        ).changes;
+  const { tenant, owner } = record;
+  if (expectedVersion === 0) {
+    const changes = statements.insert.run(
+      tenant,
+      owner,
+      task.id,
+      task.contextId ?? null,
+      state,
+      record.statusTimeMs,
+      record.version,
+      doc,
+    ).changes;
+    if (changes !== 1) throw new TaskVersionConflictError(task.id);
+    return;
+  }
+  const version = record.version;
+  const statusTimeMs = record.statusTimeMs;
+  if (
+    statusUnchanged !== false &&
+    statements.updateDoc.run(version, doc, tenant, owner, task.id, expectedVersion, state, statusTimeMs)
+      .changes === 1
+  ) {
+    return;
+  }
+  const changes = statements.updateStatus.run(
+    state,
+    statusTimeMs,
+    version,
+    doc,
+    tenant,
+    owner,
+    task.id,
+    expectedVersion,
+  ).changes;
   if (changes !== 1) throw new TaskVersionConflictError(task.id);
 }
