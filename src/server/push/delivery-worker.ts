@@ -115,6 +115,8 @@ export class PushDeliveryWorker {
   /** Who waits for #inFlight to empty (close() only: a few at most). */
   readonly #drainWaiters: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** The pump run wake() asked for, due at the end of this turn. */
+  #pumpSoon: NodeJS.Immediate | undefined;
   #pumping = false;
   /** The running pump (a claim may be on its way): close() waits for it. */
   #pumpRun: Promise<void> | undefined;
@@ -164,14 +166,24 @@ export class PushDeliveryWorker {
     this.wake();
   }
 
-  /** Looks for due work now (called when something was enqueued). */
+  /**
+   * Looks for due work (called when something was enqueued): at the end of this turn of the
+   * event loop, so the deliveries of every change saved in the turn go out in one batch.
+   */
   readonly wake = (): void => {
     if (this.#closed || !this.#started) return;
     if (this.#pumping) {
       this.#again = true;
       return;
     }
-    this.#pumpRun = this.#pump();
+    this.#pumpSoon ??= setImmediate(this.#startPump);
+  };
+
+  readonly #startPump = (): void => {
+    this.#pumpSoon = undefined;
+    if (this.#closed) return;
+    if (this.#pumping) this.#again = true;
+    else this.#pumpRun = this.#pump();
   };
 
   /**
@@ -189,6 +201,7 @@ export class PushDeliveryWorker {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearImmediate(this.#pumpSoon);
     // A claim answered after this point is given back by the pump (see #pump).
     await this.#pumpRun;
     if (this.#inFlight.size > 0) await this.#drainedWithin(this.#closeGraceMs);
