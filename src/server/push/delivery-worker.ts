@@ -18,11 +18,13 @@ import type { PushConfigStore, StoredPushConfig } from '../../core/stores/push-c
 import type { TaskScope } from '../../core/stores/task-store.js';
 import { isV03PushVersion, pushPayloadFor, type PushPayload } from '../../bindings/compat-v03/push.js';
 import {
+  literalWebhookAddress,
   parseWebhookUrl,
   resolveWebhook,
   systemResolver,
   WebhookAddressError,
   type AddressPolicy,
+  type CheckedAddress,
   type HostResolver,
 } from './address-guard.js';
 import { PUSH_ID_HEADER, type NotificationSigner } from '../../core/push/notification-signing.js';
@@ -148,9 +150,7 @@ export class PushDeliveryWorker {
     this.#sender =
       options.senderThread === false
         ? new InlineWebhookSender(settings, options.signer, this.#onResults)
-        : new ThreadWebhookSender(settings, options.signer, this.#onResults, (error) =>
-            this.#onError(error),
-          );
+        : new ThreadWebhookSender(settings, options.signer, this.#onResults, (error) => this.#onError(error));
   }
 
   /** Sets where v0.3-registered configs read the task they are sent (see `readTask`). */
@@ -280,38 +280,64 @@ export class PushDeliveryWorker {
   async #prepareAll(flights: readonly Flight[]): Promise<void> {
     const jobs: SendJob[] = [];
     const done: Completion[] = [];
-    const failed: Flight[] = [];
-    await Promise.all(
-      flights.map(async (flight) => {
-        try {
-          const prepared = await this.#prepare(flight);
-          if (Array.isArray(prepared)) done.push(prepared as Completion);
-          else jobs.push(prepared as SendJob);
-        } catch (error) {
-          // A store failure: left claimed; its lease expires and it is tried again.
-          this.#onError(error);
-          failed.push(flight);
-        }
-      }),
+    let failed = false;
+    const configs = await Promise.allSettled(
+      flights.map(({ delivery }) =>
+        this.#configs.get(
+          { tenant: delivery.tenant, owner: delivery.owner },
+          delivery.taskId,
+          delivery.configId,
+        ),
+      ),
     );
-    for (const flight of failed) this.#inFlight.delete(flight.delivery.id);
+    // Most notifications are ready without a wait (an IP literal, a v1.0 body): only the others await.
+    let waits: Promise<void>[] | undefined;
+    const take = (prepared: SendJob | Completion): void => {
+      if (Array.isArray(prepared)) done.push(prepared as Completion);
+      else jobs.push(prepared as SendJob);
+    };
+    const fail = (flight: Flight, error: unknown): void => {
+      // A store failure: left claimed; its lease expires and it is tried again.
+      this.#onError(error);
+      this.#inFlight.delete(flight.delivery.id);
+      failed = true;
+    };
+    for (let i = 0; i < flights.length; i++) {
+      const flight = flights[i]!;
+      const config = configs[i]!;
+      if (config.status === 'rejected') {
+        fail(flight, config.reason);
+        continue;
+      }
+      try {
+        const prepared = this.#prepare(flight, config.value);
+        if (prepared instanceof Promise) {
+          (waits ??= []).push(prepared.then(take, (error: unknown) => fail(flight, error)));
+        } else take(prepared);
+      } catch (error) {
+        fail(flight, error);
+      }
+    }
+    if (waits) await Promise.all(waits);
     if (this.#aborting) {
       for (const job of jobs) done.push(interrupted(this.#inFlight.get(job.id)!));
     } else if (jobs.length > 0) {
       for (const job of jobs) this.#inFlight.get(job.id)!.sent = true;
       this.#sender.send(jobs);
     }
-    if (done.length > 0 || failed.length > 0) await this.#complete(done);
+    if (done.length > 0 || failed) await this.#complete(done);
   }
 
-  /** The job that sends `flight`, or its completion when it cannot be sent (no config, a refused address). */
-  async #prepare(flight: Flight): Promise<SendJob | Completion> {
+  /**
+   * The job that sends `flight`, or its completion when it cannot be sent (no config, a refused
+   * address); a promise only when something must be waited for (a host name to resolve, a
+   * task to read for a v0.3 body).
+   */
+  #prepare(
+    flight: Flight,
+    config: StoredPushConfig | undefined,
+  ): SendJob | Completion | Promise<SendJob | Completion> {
     const delivery = flight.delivery;
-    const config = await this.#configs.get(
-      { tenant: delivery.tenant, owner: delivery.owner },
-      delivery.taskId,
-      delivery.configId,
-    );
     if (!config) {
       return [
         flight,
@@ -319,19 +345,7 @@ export class PushDeliveryWorker {
         { outcome: 'dead', error: 'the push config was deleted before delivery' },
       ];
     }
-    try {
-      const url = parseWebhookUrl(config.url, this.#policy);
-      const address = await resolveWebhook(url, this.#policy, this.#resolve);
-      const payload = await this.#payload(config, delivery);
-      return {
-        id: delivery.id,
-        url: url.href,
-        address: address.address,
-        family: address.family,
-        headers: this.#headers(config, delivery, payload),
-        body: payload.body,
-      };
-    } catch (error) {
+    const refused = (error: unknown): Completion => {
       if (!(error instanceof WebhookAddressError)) throw error;
       return [
         flight,
@@ -340,7 +354,44 @@ export class PushDeliveryWorker {
           ? this.#retry.afterFailure(delivery, error.message)
           : { outcome: 'dead', error: error.message },
       ];
+    };
+    try {
+      const url = parseWebhookUrl(config.url, this.#policy);
+      const literal = literalWebhookAddress(url, this.#policy);
+      const v03 = isV03PushVersion(config.protocolVersion) && this.#readTask !== undefined;
+      if (literal && !v03) {
+        return this.#job(
+          config,
+          delivery,
+          url,
+          literal,
+          pushPayloadFor(config.protocolVersion, delivery.payload),
+        );
+      }
+      return (async () => {
+        const address = literal ?? (await resolveWebhook(url, this.#policy, this.#resolve));
+        return this.#job(config, delivery, url, address, await this.#payload(config, delivery));
+      })().catch(refused);
+    } catch (error) {
+      return refused(error);
     }
+  }
+
+  #job(
+    config: StoredPushConfig,
+    delivery: PushDelivery,
+    url: URL,
+    address: CheckedAddress,
+    payload: PushPayload,
+  ): SendJob {
+    return {
+      id: delivery.id,
+      url: url.href,
+      address: address.address,
+      family: address.family,
+      headers: this.#headers(config, delivery, payload),
+      body: payload.body,
+    };
   }
 
   /** The sender's answers: each settles its delivery once. */

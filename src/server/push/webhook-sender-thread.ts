@@ -1,13 +1,18 @@
 /**
  * The sender thread's entry (see {@link ThreadWebhookSender}): signs and POSTs the jobs the
  * delivery worker posts to it, and posts the results back, those that finished together in
- * one message. `{ type: 'abort' }` stops every running POST (they answer `ABORTED`).
+ * one message. `'abort'` stops every running POST (they answer `ABORTED`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { NotificationSigner } from '../../core/push/notification-signing.js';
 import { WebhookClient } from './webhook-request.js';
 import { sendJob, stopSignal, type SendResult } from './webhook-sender.js';
-import type { SenderThreadData, ToSenderThread } from './webhook-sender-threaded.js';
+import {
+  decodeJobs,
+  encodeResults,
+  type SenderThreadData,
+  type ToSenderThread,
+} from './webhook-sender-threaded.js';
 
 const data = workerData as SenderThreadData;
 const port = parentPort!;
@@ -20,18 +25,18 @@ let finished: SendResult[] = [];
 function flush(): void {
   const results = finished;
   finished = [];
-  port.postMessage(results);
+  port.postMessage(encodeResults(results));
 }
 
 port.on('message', (message: ToSenderThread) => {
-  if (message.type === 'abort') {
+  if (message === 'abort') {
     const running = stop;
     stop = stopSignal();
     running.abort();
     return;
   }
   const signal = stop.signal;
-  for (const job of message.jobs) {
+  for (const job of decodeJobs(message)) {
     void sendJob(client, signer, job, signal).then((result) => {
       if (finished.push(result) === 1) setImmediate(flush);
     });

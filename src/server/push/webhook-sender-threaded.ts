@@ -23,8 +23,68 @@ export interface SenderThreadData {
   signingKey?: NotificationSigner['signingKey'];
 }
 
-/** Messages to the thread. */
-export type ToSenderThread = { type: 'send'; jobs: readonly SendJob[] } | { type: 'abort' };
+/**
+ * Messages to the thread: a batch of jobs, flat (see {@link encodeJobs}), or `'abort'`.
+ * Flat arrays of strings and numbers cost the posting thread about half of what the same
+ * jobs as objects cost to clone.
+ */
+export type ToSenderThread = readonly (string | number)[] | 'abort';
+
+/** Jobs as one flat array: id, url, address, family, body, header count, then names and values. */
+export function encodeJobs(jobs: readonly SendJob[]): (string | number)[] {
+  const flat: (string | number)[] = [];
+  for (const job of jobs) {
+    const names = Object.keys(job.headers);
+    flat.push(job.id, job.url, job.address, job.family, job.body, names.length);
+    for (const name of names) flat.push(name, job.headers[name]!);
+  }
+  return flat;
+}
+
+/** The jobs {@link encodeJobs} flattened. */
+export function decodeJobs(flat: readonly (string | number)[]): SendJob[] {
+  const jobs: SendJob[] = [];
+  let at = 0;
+  while (at < flat.length) {
+    const [id, url, address, family, body, count] = flat.slice(at, at + 6) as [
+      string,
+      string,
+      string,
+      4 | 6,
+      string,
+      number,
+    ];
+    at += 6;
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < count; i++, at += 2) headers[flat[at] as string] = flat[at + 1] as string;
+    jobs.push({ id, url, address, family, body, headers });
+  }
+  return jobs;
+}
+
+/** Results as one flat array: id, status (-1: none), error (`''`: none), code (`''`: none). */
+export function encodeResults(results: readonly SendResult[]): (string | number)[] {
+  const flat: (string | number)[] = [];
+  for (const r of results) flat.push(r.id, r.status ?? -1, r.error ?? '', r.code ?? '');
+  return flat;
+}
+
+/** The results {@link encodeResults} flattened. */
+export function decodeResults(flat: readonly (string | number)[]): SendResult[] {
+  const results: SendResult[] = [];
+  for (let at = 0; at + 3 < flat.length; at += 4) {
+    const status = flat[at + 1] as number;
+    const error = flat[at + 2] as string;
+    const code = flat[at + 3] as string;
+    results.push({
+      id: flat[at] as string,
+      ...(status >= 0 ? { status } : {}),
+      ...(error ? { error } : {}),
+      ...(code ? { code } : {}),
+    });
+  }
+  return results;
+}
 
 /** One thread and the ids of the jobs it has not answered yet. */
 interface SenderThread {
@@ -54,12 +114,12 @@ export class ThreadWebhookSender implements WebhookSender {
     if (jobs.length === 0) return;
     const thread = this.#thread ?? this.#start();
     for (const job of jobs) thread.held.add(job.id);
-    const message: ToSenderThread = { type: 'send', jobs };
+    const message: ToSenderThread = encodeJobs(jobs);
     thread.worker.postMessage(message);
   }
 
   abortAll(): void {
-    const message: ToSenderThread = { type: 'abort' };
+    const message: ToSenderThread = 'abort';
     this.#thread?.worker.postMessage(message);
   }
 
@@ -83,9 +143,9 @@ export class ThreadWebhookSender implements WebhookSender {
     this.#thread = thread;
     // The server's sockets keep the process alive, not this thread.
     thread.worker.unref();
-    thread.worker.on('message', (results: SendResult[]) => {
+    thread.worker.on('message', (flat: (string | number)[]) => {
       // Only jobs still held: an answer is given once, whatever else happened to the thread.
-      const answered = results.filter((result) => thread.held.delete(result.id));
+      const answered = decodeResults(flat).filter((result) => thread.held.delete(result.id));
       if (answered.length > 0) this.#onResults(answered);
     });
     thread.worker.on('error', (error) => this.#onError(error));

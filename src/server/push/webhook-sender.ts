@@ -7,7 +7,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { PUSH_SIGNATURE_HEADER, type NotificationSigner } from '../../core/push/notification-signing.js';
-import { WebhookClient, WebhookRequestError, type WebhookLimits, type WebhookTls } from './webhook-request.js';
+import {
+  WebhookClient,
+  WebhookRequestError,
+  type WebhookLimits,
+  type WebhookTls,
+} from './webhook-request.js';
 
 /** One POST to make: plain data, so it crosses to a worker thread as is. */
 export interface SendJob {
@@ -85,11 +90,14 @@ export class InlineWebhookSender implements WebhookSender {
   readonly #onResults: SendResultsListener;
   #stop = stopSignal();
 
-  constructor(settings: SenderSettings, signer: NotificationSigner | undefined, onResults: SendResultsListener) {
+  constructor(
+    settings: SenderSettings,
+    signer: NotificationSigner | undefined,
+    onResults: SendResultsListener,
+  ) {
     this.#client = new WebhookClient(settings);
     this.#signer = signer;
     this.#onResults = onResults;
-    
   }
 
   send(jobs: readonly SendJob[]): void {
