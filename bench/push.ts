@@ -82,6 +82,7 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 process.on('message', (m) => {
   if (m === 'reset') { count = 0; latencies = []; process.send({ reset: true }); }
+  else if (m === 'count') process.send({ count });
   else if (m === 'stats') process.send({ count, latencies });
 });
 process.on('disconnect', () => process.exit(0));
@@ -163,6 +164,17 @@ function percentile(sorted: number[], p: number): number {
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Waits until the receiver's count stops growing for 500 ms (the backlog is delivered). */
+async function drained(receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<void> {
+  let count = -1;
+  for (;;) {
+    const now = (await receiver.ask<{ count: number }>('count')).count;
+    if (now === count) return;
+    count = now;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 interface Round {
   tasksPerSecond: number;
   cpuPerTaskUs: number;
@@ -187,7 +199,7 @@ async function scenario(push: boolean, receiver: Awaited<ReturnType<typeof start
   const webhook = push ? receiver.url : undefined;
   try {
     await load(url, webhook);
-    await new Promise((r) => setTimeout(r, 1000)); // the warm-up's backlog
+    if (push) await drained(receiver); // the warm-up's backlog is not the measured round's work
     await receiver.ask('reset');
     const cpu0 = process.cpuUsage();
     const main0 = mainThreadCpuUs();
@@ -209,15 +221,17 @@ async function scenario(push: boolean, receiver: Awaited<ReturnType<typeof start
       `task scenario ${what}: ${round.tasksPerSecond.toFixed(0)} tasks/s; server CPU µs/task: process ${round.cpuPerTaskUs.toFixed(0)}${mainText}`,
     );
     if (push) {
-      const sent = (await receiver.ask<ReceiverStats>('stats')).count;
-      // Drain: wait (bounded by the backlog's progress) to count deliveries/s over the whole run.
-      let stats = await receiver.ask<ReceiverStats>('stats');
-      let last = -1;
-      while (stats.count !== last) {
-        last = stats.count;
-        await new Promise((r) => setTimeout(r, 500));
-        stats = await receiver.ask<ReceiverStats>('stats');
-      }
+      const sent = (await receiver.ask<{ count: number }>('count')).count;
+      await drained(receiver);
+      const stats = await receiver.ask<ReceiverStats>('stats');
+      const all = process.cpuUsage(cpu0);
+      const mainAll = mainThreadCpuUs();
+      console.log(
+        `server CPU µs/task with the backlog's delivery: process ${((all.user + all.system) / tasks).toFixed(0)}` +
+          (main0 !== undefined && mainAll !== undefined
+            ? `, main thread ${((mainAll - main0) / tasks).toFixed(0)}`
+            : ''),
+      );
       const seconds = (Date.now() - started - 500) / 1000;
       const sorted = stats.latencies.slice().sort((a, b) => a - b);
       console.log(
