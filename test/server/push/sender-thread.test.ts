@@ -83,7 +83,11 @@ describe('push sender thread', () => {
         perConfig.set(aud, [...(perConfig.get(aud) ?? []), nOf(r.json)]);
       }
       assert.equal(perConfig.size, 3);
-      for (const [, ns] of perConfig) assert.deepEqual(ns, Array.from({ length: 20 }, (_, i) => i));
+      for (const [, ns] of perConfig)
+        assert.deepEqual(
+          ns,
+          Array.from({ length: 20 }, (_, i) => i),
+        );
       // A thread ran the POSTs exactly when one was asked for.
       assert.equal(await worker.terminateSenderThread(), senderThread);
     });
@@ -113,7 +117,10 @@ describe('push sender thread', () => {
     await until(() => outbox.pendingCount === 0, 'every delivery settled');
     const deliveries = await outbox.list({ limit: 100 });
     assert.equal(deliveries.length, 20);
-    assert.ok(deliveries.every((d) => d.state === 'delivered'), 'all delivered, none dead');
+    assert.ok(
+      deliveries.every((d) => d.state === 'delivered'),
+      'all delivered, none dead',
+    );
     const perConfig = new Map<string, number[]>();
     for (const r of hook.received) {
       const id = String(r.headers['x-a2a-notification-id']);
