@@ -13,38 +13,28 @@
  * one pump pass in one message.
  */
 import { newId } from '../../model/ids.js';
-import type { Task } from '../../model/schema.js';
-import type { PushConfigStore, StoredPushConfig } from '../../core/stores/push-config-store.js';
-import type { TaskScope } from '../../core/stores/task-store.js';
-import { isV03PushVersion, pushPayloadFor, type PushPayload } from '../../bindings/compat-v03/push.js';
-import {
-  literalWebhookAddress,
-  parseWebhookUrl,
-  resolveWebhook,
-  systemResolver,
-  WebhookAddressError,
-  type AddressPolicy,
-  type CheckedAddress,
-  type HostResolver,
-} from './address-guard.js';
-import { PUSH_ID_HEADER, type NotificationSigner } from '../../core/push/notification-signing.js';
-import type { PushAttempt, PushDelivery, PushOutbox, PushSettlement } from '../../core/push/outbox.js';
+import type { PushConfigStore } from '../../core/stores/push-config-store.js';
+import type { NotificationSigner } from '../../core/push/notification-signing.js';
+import type { PushAttempt, PushDelivery, PushOutbox } from '../../core/push/outbox.js';
 import { RetryPolicy } from '../../core/push/retry-policy.js';
+import { systemResolver, type AddressPolicy, type HostResolver } from './address-guard.js';
+import {
+  DeliveryPreparer,
+  interrupted,
+  type Completion,
+  type Flight,
+  type PushTaskReader,
+} from './delivery-preparation.js';
 import type { WebhookLimits, WebhookTls } from './webhook-request.js';
 import {
   InlineWebhookSender,
-  type SendJob,
   type SendResult,
   type SenderSettings,
   type WebhookSender,
 } from './webhook-sender.js';
 import { ThreadWebhookSender } from './webhook-sender-threaded.js';
 
-/** The header that carries the config's token (N11). */
-export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
-
-/** Reads a task as a client would see it (GetTask), for the notification bodies that carry the whole task. */
-export type PushTaskReader = (scope: TaskScope, taskId: string) => Promise<Task | undefined>;
+export { PUSH_TOKEN_HEADER, type PushTaskReader } from './delivery-preparation.js';
 
 /** Options of {@link PushDeliveryWorker}. */
 export interface PushDeliveryWorkerOptions extends WebhookLimits {
@@ -84,16 +74,6 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
   onError?: (error: unknown) => void;
 }
 
-/** A claimed delivery on its way: being prepared, then sent (`sent`) until its result settles it. */
-interface Flight {
-  readonly delivery: PushDelivery;
-  readonly started: number;
-  sent: boolean;
-}
-
-/** What an attempt led to: the record for the operator and the settlement. */
-type Completion = readonly [Flight, { status?: number; error?: string }, PushSettlement];
-
 /** How long close() waits for aborted POSTs to answer before stopping the sender thread. */
 const ABORT_ANSWER_MS = 2000;
 
@@ -101,11 +81,7 @@ const ABORT_ANSWER_MS = 2000;
 export class PushDeliveryWorker {
   readonly workerId: string;
   readonly #outbox: PushOutbox;
-  readonly #configs: PushConfigStore;
-  readonly #retry: RetryPolicy;
-  readonly #policy: AddressPolicy;
-  readonly #resolve: HostResolver;
-  #readTask: PushTaskReader | undefined;
+  readonly #preparer: DeliveryPreparer;
   readonly #sender: WebhookSender;
   readonly #concurrency: number;
   readonly #leaseMs: number;
@@ -131,11 +107,13 @@ export class PushDeliveryWorker {
   constructor(options: PushDeliveryWorkerOptions) {
     this.workerId = options.workerId ?? newId();
     this.#outbox = options.outbox;
-    this.#configs = options.configs;
-    this.#retry = options.retry ?? new RetryPolicy();
-    this.#policy = options.addressPolicy ?? {};
-    this.#resolve = options.resolve ?? systemResolver;
-    this.#readTask = options.readTask;
+    this.#preparer = new DeliveryPreparer(
+      options.configs,
+      options.addressPolicy ?? {},
+      options.resolve ?? systemResolver,
+      options.retry ?? new RetryPolicy(),
+      options.readTask,
+    );
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
     const timeoutMs = options.timeoutMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? timeoutMs * 2 + 30_000;
@@ -155,7 +133,7 @@ export class PushDeliveryWorker {
 
   /** Sets where v0.3-registered configs read the task they are sent (see `readTask`). */
   readTasksWith(reader: PushTaskReader): void {
-    this.#readTask = reader;
+    this.#preparer.readTask = reader;
   }
 
   /** Starts draining (the backlog a durable outbox kept across a restart included). */
@@ -274,124 +252,19 @@ export class PushDeliveryWorker {
     const started = Date.now();
     const flights = claimed.map((delivery): Flight => ({ delivery, started, sent: false }));
     for (const flight of flights) this.#inFlight.set(flight.delivery.id, flight);
-    void this.#prepareAll(flights);
+    void this.#prepareAndSend(flights);
   }
 
-  async #prepareAll(flights: readonly Flight[]): Promise<void> {
-    const jobs: SendJob[] = [];
-    const done: Completion[] = [];
-    let failed = false;
-    const configs = await Promise.allSettled(
-      flights.map(({ delivery }) =>
-        this.#configs.get(
-          { tenant: delivery.tenant, owner: delivery.owner },
-          delivery.taskId,
-          delivery.configId,
-        ),
-      ),
-    );
-    // Most notifications are ready without a wait (an IP literal, a v1.0 body): only the others await.
-    let waits: Promise<void>[] | undefined;
-    const take = (prepared: SendJob | Completion): void => {
-      if (Array.isArray(prepared)) done.push(prepared as Completion);
-      else jobs.push(prepared as SendJob);
-    };
-    const fail = (flight: Flight, error: unknown): void => {
-      // A store failure: left claimed; its lease expires and it is tried again.
-      this.#onError(error);
-      this.#inFlight.delete(flight.delivery.id);
-      failed = true;
-    };
-    for (let i = 0; i < flights.length; i++) {
-      const flight = flights[i]!;
-      const config = configs[i]!;
-      if (config.status === 'rejected') {
-        fail(flight, config.reason);
-        continue;
-      }
-      try {
-        const prepared = this.#prepare(flight, config.value);
-        if (prepared instanceof Promise) {
-          (waits ??= []).push(prepared.then(take, (error: unknown) => fail(flight, error)));
-        } else take(prepared);
-      } catch (error) {
-        fail(flight, error);
-      }
-    }
-    if (waits) await Promise.all(waits);
+  async #prepareAndSend(flights: readonly Flight[]): Promise<void> {
+    const { jobs, done, failed } = await this.#preparer.prepare(flights, this.#onError);
+    for (const flight of failed) this.#inFlight.delete(flight.delivery.id);
     if (this.#aborting) {
       for (const job of jobs) done.push(interrupted(this.#inFlight.get(job.id)!));
     } else if (jobs.length > 0) {
       for (const job of jobs) this.#inFlight.get(job.id)!.sent = true;
       this.#sender.send(jobs);
     }
-    if (done.length > 0 || failed) await this.#complete(done);
-  }
-
-  /**
-   * The job that sends `flight`, or its completion when it cannot be sent (no config, a refused
-   * address); a promise only when something must be waited for (a host name to resolve, a
-   * task to read for a v0.3 body).
-   */
-  #prepare(
-    flight: Flight,
-    config: StoredPushConfig | undefined,
-  ): SendJob | Completion | Promise<SendJob | Completion> {
-    const delivery = flight.delivery;
-    if (!config) {
-      return [
-        flight,
-        { error: 'the push config was deleted' },
-        { outcome: 'dead', error: 'the push config was deleted before delivery' },
-      ];
-    }
-    const refused = (error: unknown): Completion => {
-      if (!(error instanceof WebhookAddressError)) throw error;
-      return [
-        flight,
-        { error: error.message },
-        error.transient
-          ? this.#retry.afterFailure(delivery, error.message)
-          : { outcome: 'dead', error: error.message },
-      ];
-    };
-    try {
-      const url = parseWebhookUrl(config.url, this.#policy);
-      const literal = literalWebhookAddress(url, this.#policy);
-      const v03 = isV03PushVersion(config.protocolVersion) && this.#readTask !== undefined;
-      if (literal && !v03) {
-        return this.#job(
-          config,
-          delivery,
-          url,
-          literal,
-          pushPayloadFor(config.protocolVersion, delivery.payload),
-        );
-      }
-      return (async () => {
-        const address = literal ?? (await resolveWebhook(url, this.#policy, this.#resolve));
-        return this.#job(config, delivery, url, address, await this.#payload(config, delivery));
-      })().catch(refused);
-    } catch (error) {
-      return refused(error);
-    }
-  }
-
-  #job(
-    config: StoredPushConfig,
-    delivery: PushDelivery,
-    url: URL,
-    address: CheckedAddress,
-    payload: PushPayload,
-  ): SendJob {
-    return {
-      id: delivery.id,
-      url: url.href,
-      address: address.address,
-      family: address.family,
-      headers: this.#headers(config, delivery, payload),
-      body: payload.body,
-    };
+    if (done.length > 0 || failed.length > 0) await this.#complete(done);
   }
 
   /** The sender's answers: each settles its delivery once. */
@@ -401,29 +274,10 @@ export class PushDeliveryWorker {
       const flight = this.#inFlight.get(result.id);
       if (!flight?.sent) continue;
       flight.sent = false;
-      done.push(this.#completionOf(flight, result));
+      done.push(this.#preparer.completionOf(flight, result));
     }
     if (done.length > 0) void this.#complete(done);
   };
-
-  #completionOf(flight: Flight, result: SendResult): Completion {
-    // Stopped by close(): given back, due at once, for the next start.
-    if (result.code === 'ABORTED') return interrupted(flight);
-    let error: string | undefined;
-    if (result.error !== undefined) error = `${result.code ? `${result.code}: ` : ''}${result.error}`;
-    else if (result.status === undefined || result.status < 200 || result.status >= 300) {
-      error = `the webhook answered HTTP ${result.status ?? 0}`;
-    }
-    const outcome = {
-      ...(result.status !== undefined ? { status: result.status } : {}),
-      ...(error !== undefined ? { error } : {}),
-    };
-    return [
-      flight,
-      outcome,
-      error === undefined ? { outcome: 'delivered' } : this.#retry.afterFailure(flight.delivery, error),
-    ];
-  }
 
   /** Settles `done`, then frees their places and looks for more work once. */
   async #complete(done: readonly Completion[]): Promise<void> {
@@ -458,33 +312,6 @@ export class PushDeliveryWorker {
     this.#timer.unref();
   }
 
-  /**
-   * The body in the form the config was registered with (SRV-COMPAT-8): the outbox's v1.0
-   * StreamResponse as is, or for a v0.3 config the v0.3 form, built now from the task as it is.
-   */
-  async #payload(config: StoredPushConfig, delivery: PushDelivery): Promise<PushPayload> {
-    const version = config.protocolVersion;
-    const task =
-      isV03PushVersion(version) && this.#readTask
-        ? await this.#readTask({ tenant: delivery.tenant, owner: delivery.owner }, delivery.taskId)
-        : undefined;
-    return pushPayloadFor(version, delivery.payload, task);
-  }
-
-  /** The headers of a notification; the sender adds the signature. */
-  #headers(config: StoredPushConfig, delivery: PushDelivery, payload: PushPayload): Record<string, string> {
-    const headers: Record<string, string> = {
-      'content-type': payload.contentType,
-      'user-agent': 'a2a-kit push',
-      [PUSH_ID_HEADER]: delivery.id,
-    };
-    const auth = config.authentication;
-    if (auth?.scheme)
-      headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
-    if (config.token) headers[PUSH_TOKEN_HEADER] = config.token;
-    return headers;
-  }
-
   async #settle([flight, outcome, settlement]: Completion): Promise<void> {
     const attempt: PushAttempt = {
       atMs: flight.started,
@@ -495,13 +322,4 @@ export class PushDeliveryWorker {
     };
     await this.#outbox.settle(flight.delivery.id, this.workerId, attempt, settlement);
   }
-}
-
-/** A delivery stopped by close(): given back, due at once (one attempt recorded). */
-function interrupted(flight: Flight): Completion {
-  return [
-    flight,
-    { error: 'the server stopped' },
-    { outcome: 'retry', nextAttemptAtMs: Date.now(), error: 'interrupted: the server stopped' },
-  ];
 }
