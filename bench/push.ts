@@ -1,22 +1,26 @@
 /**
- * `npm run bench:push` (issue 12): push delivery on one machine, everything in one process on
- * 127.0.0.1 (server, load, receiver), with the memory outbox.
+ * `npm run bench:push` (issue 12): what push delivery costs the server. The server runs in this
+ * process; the load generator and the webhook receiver (somebody else's server, answering 204)
+ * each run in a child process, so what is measured here is the server's own work.
  *
- * - deliveries/s to a local receiver answering 204, and the latency from an event (its status
- *   timestamp) to its arrival at the receiver, p50 / p99;
- * - the task scenario (SendMessage `task:x`, JSON-RPC, BENCH_CONNECTIONS in flight) with one
- *   push config per task vs without.
+ * The task scenario (SendMessage `task:x`, JSON-RPC, BENCH_CONNECTIONS in flight: three
+ * notifications per task, WORKING, the artifact, COMPLETED) runs twice: without push, and with
+ * one push config per task (in the SendMessage). Each prints tasks/s, the server process's CPU
+ * per task (every thread: the sender thread that POSTs the webhooks included) and its main
+ * thread's (the event loop that serves requests; Linux only). The push run then waits for the
+ * backlog and prints deliveries/s over the whole run and the latency from an event (its status
+ * timestamp) to its arrival at the receiver, p50 / p99.
  *
- * Knobs: BENCH_ROUND_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_STORE (`memory`; `sqlite`: a
- * new file per scenario; or a postgres:// URL: a new schema per scenario, dropped after), which
- * picks the store and so the outbox (memory, or the store's durable one). Figures share the
- * machine with whatever else runs: compare the two task figures with each other, not across
- * machines.
+ * Knobs: BENCH_ROUND_SECONDS (5; a warm-up round of the same length comes first),
+ * BENCH_CONNECTIONS (16), BENCH_SENDER_THREAD (`0`: push.senderThread false), BENCH_STORE
+ * (`memory`; `sqlite`: a new file per scenario; or a postgres:// URL: a new schema per
+ * scenario, dropped after), which picks the store and so the outbox (memory, or the store's
+ * durable one). The machine's other work shows in the figures: compare the two runs with each
+ * other, not across machines; CPU per task is steadier than tasks/s on a shared machine.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -26,6 +30,7 @@ import { createA2AServer } from '../src/server/http.js';
 const SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const STORE = process.env.BENCH_STORE ?? 'memory';
+const SENDER_THREAD = process.env.BENCH_SENDER_THREAD !== '0';
 
 /** A fresh store of the BENCH_STORE kind, and how to remove it afterwards. */
 function freshStore(): {
@@ -57,68 +62,100 @@ function freshStore(): {
   throw new Error(`BENCH_STORE must be memory, sqlite or a postgres:// URL, got ${STORE}`);
 }
 
-interface Receiver {
-  url: string;
+/** The receiver: counts notifications and their latencies; asked for them over IPC. */
+const RECEIVER = `
+const http = require('node:http');
+let count = 0, latencies = [];
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const now = Date.now();
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    count++;
+    const at = (body.task ?? body.statusUpdate)?.status?.timestamp;
+    if (at && latencies.length < 1000000) latencies.push(now - Date.parse(at));
+    res.writeHead(204);
+    res.end();
+  });
+});
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', (m) => {
+  if (m === 'reset') { count = 0; latencies = []; process.send({ reset: true }); }
+  else if (m === 'count') process.send({ count });
+  else if (m === 'stats') process.send({ count, latencies });
+});
+process.on('disconnect', () => process.exit(0));
+`;
+
+/** The load generator: SendMessage for the given seconds, then prints the tasks done. */
+const LOADER = `
+const [url, webhook, seconds, connections] = process.argv.slice(1);
+const end = Date.now() + Number(seconds) * 1000;
+let done = 0, n = 0;
+async function worker() {
+  while (Date.now() < end) {
+    const body = { jsonrpc: '2.0', id: ++n, method: 'SendMessage', params: {
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'task:x' }] },
+      ...(webhook !== '-' ? { configuration: { taskPushNotificationConfig: { url: webhook } } } : {}) } };
+    const res = await fetch(url + '/a2a/jsonrpc', { method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
+    const json = await res.json();
+    if (json.error) throw new Error(JSON.stringify(json.error));
+    done++;
+  }
+}
+Promise.all(Array.from({ length: Number(connections) }, worker)).then(() => console.log(done));
+`;
+
+interface ReceiverStats {
   count: number;
   latencies: number[];
-  close(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
-  const receiver: Receiver = { url: '', count: 0, latencies: [], close: async () => {} };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const now = Date.now();
-      receiver.count++;
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        task?: { status: { timestamp?: string } };
-        statusUpdate?: { status: { timestamp?: string } };
-      };
-      const at = (body.task ?? body.statusUpdate)?.status.timestamp;
-      if (at && receiver.latencies.length < 1_000_000) receiver.latencies.push(now - Date.parse(at));
-      res.writeHead(204);
-      res.end();
-    });
+/** Starts the receiver process; `ask` sends it a request and resolves with its answer. */
+async function startReceiver(): Promise<{ url: string; ask<T>(what: string): Promise<T>; stop(): void }> {
+  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port));
+    child.once('exit', () => reject(new Error('the receiver exited')));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  receiver.close = () => {
-    server.closeAllConnections();
-    return new Promise<void>((r) => server.close(() => r()));
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    ask: <T>(what: string) =>
+      new Promise<T>((resolve) => {
+        child.once('message', (m) => resolve(m as T));
+        child.send(what);
+      }),
+    stop: () => child.disconnect(),
   };
-  return receiver;
 }
 
-/** Sends `task:x` messages for SECONDS with CONNECTIONS in flight; returns tasks per second. */
-async function load(url: string, webhook: string | undefined): Promise<number> {
-  const end = Date.now() + SECONDS * 1000;
-  let done = 0;
-  let n = 0;
-  const worker = async () => {
-    while (Date.now() < end) {
-      const body = {
-        jsonrpc: '2.0',
-        id: ++n,
-        method: 'SendMessage',
-        params: {
-          message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'task:x' }] },
-          ...(webhook ? { configuration: { taskPushNotificationConfig: { url: webhook } } } : {}),
-        },
-      };
-      const res = await fetch(`${url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as { error?: unknown };
-      if (json.error) throw new Error(JSON.stringify(json.error));
-      done++;
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  return done / SECONDS;
+/** Runs the load generator for SECONDS; resolves with the tasks done. */
+function load(url: string, webhook: string | undefined): Promise<number> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-e', LOADER, url, webhook ?? '-', String(SECONDS), String(CONNECTIONS)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) =>
+      code === 0 ? resolve(Number(out.trim())) : reject(new Error(`the load generator exited with ${code}`)),
+    ),
+  );
+}
+
+/** CPU time of this process's main thread in µs (Linux), or undefined elsewhere. */
+function mainThreadCpuUs(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks of 10 ms (the usual USER_HZ of 100).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -127,49 +164,99 @@ function percentile(sorted: number[], p: number): number {
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function scenario(push: boolean): Promise<void> {
-  const receiver = await startReceiver();
+/** Waits until the receiver's count stops growing for 500 ms (the backlog is delivered). */
+async function drained(receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<void> {
+  let count = -1;
+  for (;;) {
+    const now = (await receiver.ask<{ count: number }>('count')).count;
+    if (now === count) return;
+    count = now;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+interface Round {
+  tasksPerSecond: number;
+  cpuPerTaskUs: number;
+  mainPerTaskUs: number | undefined;
+}
+
+/** One scenario: a warm-up round, then the measured one (and for push, the drain). */
+async function scenario(push: boolean, receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<Round> {
   const store = freshStore();
   const server = createA2AServer({
     agent: benchExecutor,
     card: benchCard,
     store: store.spec,
     pushNotifications: push,
-    ...(push ? { push: { allowHosts: ['127.0.0.1'], allowHttp: true, concurrency: 32 } } : {}),
+    ...(push
+      ? {
+          push: { allowHosts: ['127.0.0.1'], allowHttp: true, concurrency: 32, senderThread: SENDER_THREAD },
+        }
+      : {}),
   });
   const { url } = await server.listen(0, '127.0.0.1');
+  const webhook = push ? receiver.url : undefined;
   try {
-    await load(url, push ? receiver.url : undefined); // warm-up round, same length
-    receiver.count = 0;
-    receiver.latencies.length = 0;
+    await load(url, webhook);
+    if (push) await drained(receiver); // the warm-up's backlog is not the measured round's work
+    await receiver.ask('reset');
+    const cpu0 = process.cpuUsage();
+    const main0 = mainThreadCpuUs();
     const started = Date.now();
-    const tasksPerSecond = await load(url, push ? receiver.url : undefined);
-    if (!push) {
-      console.log(`task scenario without push (${STORE} store): ${tasksPerSecond.toFixed(0)} tasks/s`);
-      return;
-    }
-    const sent = receiver.count;
-    // Drain: wait (bounded) for the backlog, to count deliveries/s over the whole run.
-    let last = -1;
-    while (receiver.count !== last) {
-      last = receiver.count;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const seconds = (Date.now() - started - 500) / 1000;
-    const sorted = receiver.latencies.slice().sort((a, b) => a - b);
+    const tasks = await load(url, webhook);
+    const cpu = process.cpuUsage(cpu0);
+    const main1 = mainThreadCpuUs();
+    const round: Round = {
+      tasksPerSecond: tasks / SECONDS,
+      cpuPerTaskUs: (cpu.user + cpu.system) / tasks,
+      mainPerTaskUs: main0 !== undefined && main1 !== undefined ? (main1 - main0) / tasks : undefined,
+    };
+    const mainText =
+      round.mainPerTaskUs === undefined ? '' : `, main thread ${round.mainPerTaskUs.toFixed(0)}`;
+    const what = push
+      ? `with one push config per task (${STORE} store and outbox, sender ${SENDER_THREAD ? 'thread' : 'inline'})`
+      : `without push (${STORE} store)`;
     console.log(
-      `task scenario with one push config per task (${STORE} store and outbox): ${tasksPerSecond.toFixed(0)} tasks/s`,
+      `task scenario ${what}: ${round.tasksPerSecond.toFixed(0)} tasks/s; server CPU µs/task: process ${round.cpuPerTaskUs.toFixed(0)}${mainText}`,
     );
-    console.log(
-      `push: ${receiver.count} deliveries (${sent} during the load) in ${seconds.toFixed(1)} s = ${(receiver.count / seconds).toFixed(0)} deliveries/s; ` +
-        `event to webhook p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms`,
-    );
+    if (push) {
+      const sent = (await receiver.ask<{ count: number }>('count')).count;
+      await drained(receiver);
+      const stats = await receiver.ask<ReceiverStats>('stats');
+      const all = process.cpuUsage(cpu0);
+      const mainAll = mainThreadCpuUs();
+      console.log(
+        `server CPU µs/task with the backlog's delivery: process ${((all.user + all.system) / tasks).toFixed(0)}` +
+          (main0 !== undefined && mainAll !== undefined
+            ? `, main thread ${((mainAll - main0) / tasks).toFixed(0)}`
+            : ''),
+      );
+      const seconds = (Date.now() - started - 500) / 1000;
+      const sorted = stats.latencies.slice().sort((a, b) => a - b);
+      console.log(
+        `push: ${stats.count} deliveries (${sent} during the load) in ${seconds.toFixed(1)} s = ${(stats.count / seconds).toFixed(0)} deliveries/s; ` +
+          `event to webhook p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms`,
+      );
+    }
+    return round;
   } finally {
     await server.close();
-    await receiver.close();
     await store.remove();
   }
 }
 
-await scenario(false);
-await scenario(true);
+const receiver = await startReceiver();
+try {
+  const without = await scenario(false, receiver);
+  const withPush = await scenario(true, receiver);
+  console.log(
+    `with push / without: ${(withPush.tasksPerSecond / without.tasksPerSecond).toFixed(2)}x tasks/s; ` +
+      `server CPU +${(withPush.cpuPerTaskUs - without.cpuPerTaskUs).toFixed(0)} µs/task` +
+      (withPush.mainPerTaskUs !== undefined && without.mainPerTaskUs !== undefined
+        ? `, main thread +${(withPush.mainPerTaskUs - without.mainPerTaskUs).toFixed(0)} µs/task`
+        : ''),
+  );
+} finally {
+  receiver.stop();
+}

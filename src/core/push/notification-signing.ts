@@ -78,6 +78,14 @@ export class NotificationSigner {
     [this.#digest, this.#keyInput] = signingParameters(this.alg, this.#privateKey);
   }
 
+  /**
+   * The key this signer signs with, to make the same signer elsewhere (a sender thread: a
+   * KeyObject crosses `postMessage` and `workerData`).
+   */
+  get signingKey(): { privateKey: KeyObject; alg: PushSigningAlgorithm; kid: string } {
+    return { privateKey: this.#privateKey, alg: this.alg, kid: this.kid };
+  }
+
   /** The public key as a JWK. */
   get publicJwk(): JsonWebKey {
     return { ...this.#publicJwk };

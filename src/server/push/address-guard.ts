@@ -184,31 +184,41 @@ export async function resolveWebhook(
   policy: AddressPolicy,
   resolve: HostResolver = systemResolver,
 ): Promise<CheckedAddress> {
+  const literal = literalWebhookAddress(url, policy);
+  if (literal) return literal;
   const host = hostOf(url);
-  const allowed = isAllowedHost(url, policy);
-  const literal = isIP(host);
   let addresses: CheckedAddress[];
-  if (literal !== 0) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-  else {
-    try {
-      addresses = await resolve(host);
-    } catch (error) {
-      throw new WebhookAddressError(
-        `the webhook host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
-        true,
-      );
-    }
-    if (addresses.length === 0) throw new WebhookAddressError(`the webhook host ${host} has no address`);
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    throw new WebhookAddressError(
+      `the webhook host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
+      true,
+    );
   }
-  if (!allowed) {
-    for (const { address } of addresses) {
-      const reason = refusedAddressReason(address);
-      if (reason) {
-        throw new WebhookAddressError(
-          `the webhook host ${host} is refused: ${reason} (an operator may allow-list the host with push.allowHosts)`,
-        );
-      }
-    }
-  }
+  if (addresses.length === 0) throw new WebhookAddressError(`the webhook host ${host} has no address`);
+  if (!isAllowedHost(url, policy)) for (const { address } of addresses) check(host, address);
   return addresses[0]!;
+}
+
+/**
+ * {@link resolveWebhook} without the wait, for a URL whose host is an IP address: that
+ * address, checked; undefined when the host is a name (it must be resolved).
+ */
+export function literalWebhookAddress(url: URL, policy: AddressPolicy): CheckedAddress | undefined {
+  const host = hostOf(url);
+  const family = isIP(host);
+  if (family === 0) return undefined;
+  if (!isAllowedHost(url, policy)) check(host, host);
+  return { address: host, family: family === 6 ? 6 : 4 };
+}
+
+/** Throws when `address` (of `host`) may not be a webhook target. */
+function check(host: string, address: string): void {
+  const reason = refusedAddressReason(address);
+  if (reason) {
+    throw new WebhookAddressError(
+      `the webhook host ${host} is refused: ${reason} (an operator may allow-list the host with push.allowHosts)`,
+    );
+  }
 }

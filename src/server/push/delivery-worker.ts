@@ -6,40 +6,35 @@
  * delivery is settled only after the receiver answered, so a crash resends it once its lease
  * expires. Concurrency is bounded; close() stops claiming and lets the running POSTs finish
  * for a grace period, then aborts them.
+ *
+ * This event loop claims, reads the config, checks the address, builds the body and headers,
+ * and settles; the signing and the POST itself go to a {@link WebhookSender}: by default a
+ * worker thread of this worker's own ({@link ThreadWebhookSender}), fed all the deliveries of
+ * one pump pass in one message.
  */
-import { setMaxListeners } from 'node:events';
 import { newId } from '../../model/ids.js';
-import type { Task } from '../../model/schema.js';
-import type { PushConfigStore, StoredPushConfig } from '../../core/stores/push-config-store.js';
-import type { TaskScope } from '../../core/stores/task-store.js';
-import { isV03PushVersion, pushPayloadFor, type PushPayload } from '../../bindings/compat-v03/push.js';
-import {
-  parseWebhookUrl,
-  resolveWebhook,
-  systemResolver,
-  WebhookAddressError,
-  type AddressPolicy,
-  type HostResolver,
-} from './address-guard.js';
-import {
-  PUSH_ID_HEADER,
-  PUSH_SIGNATURE_HEADER,
-  type NotificationSigner,
-} from '../../core/push/notification-signing.js';
-import type { PushAttempt, PushDelivery, PushOutbox, PushSettlement } from '../../core/push/outbox.js';
+import type { PushConfigStore } from '../../core/stores/push-config-store.js';
+import type { NotificationSigner } from '../../core/push/notification-signing.js';
+import type { PushAttempt, PushDelivery, PushOutbox } from '../../core/push/outbox.js';
 import { RetryPolicy } from '../../core/push/retry-policy.js';
+import { systemResolver, type AddressPolicy, type HostResolver } from './address-guard.js';
 import {
-  WebhookClient,
-  WebhookRequestError,
-  type WebhookLimits,
-  type WebhookTls,
-} from './webhook-request.js';
+  DeliveryPreparer,
+  interrupted,
+  type Completion,
+  type Flight,
+  type PushTaskReader,
+} from './delivery-preparation.js';
+import type { WebhookLimits, WebhookTls } from './webhook-request.js';
+import {
+  InlineWebhookSender,
+  type SendResult,
+  type SenderSettings,
+  type WebhookSender,
+} from './webhook-sender.js';
+import { ThreadWebhookSender } from './webhook-sender-threaded.js';
 
-/** The header that carries the config's token (N11). */
-export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
-
-/** Reads a task as a client would see it (GetTask), for the notification bodies that carry the whole task. */
-export type PushTaskReader = (scope: TaskScope, taskId: string) => Promise<Task | undefined>;
+export { PUSH_TOKEN_HEADER, type PushTaskReader } from './delivery-preparation.js';
 
 /** Options of {@link PushDeliveryWorker}. */
 export interface PushDeliveryWorkerOptions extends WebhookLimits {
@@ -70,59 +65,75 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
   closeGraceMs?: number;
   /** This worker's id in leases. @default a UUID */
   workerId?: string;
+  /**
+   * Sign and POST on a worker thread of this worker's own (true), or on this event loop
+   * (false: no thread; the POSTs' CPU then competes with the requests served). @default true
+   */
+  senderThread?: boolean;
   /** Failures of the outbox itself (a store error); delivery failures are recorded, not reported. */
   onError?: (error: unknown) => void;
 }
+
+/** How long close() waits for aborted POSTs to answer before stopping the sender thread. */
+const ABORT_ANSWER_MS = 2000;
 
 /** Drains a {@link PushOutbox}. */
 export class PushDeliveryWorker {
   readonly workerId: string;
   readonly #outbox: PushOutbox;
-  readonly #configs: PushConfigStore;
-  readonly #retry: RetryPolicy;
-  readonly #policy: AddressPolicy;
-  readonly #resolve: HostResolver;
-  readonly #signer: NotificationSigner | undefined;
-  #readTask: PushTaskReader | undefined;
-  readonly #client: WebhookClient;
+  readonly #preparer: DeliveryPreparer;
+  readonly #sender: WebhookSender;
   readonly #concurrency: number;
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #closeGraceMs: number;
   readonly #onError: (error: unknown) => void;
-  readonly #stop = new AbortController();
-  readonly #running = new Set<Promise<void>>();
+  /** Claimed and not yet settled, by delivery id: at most `concurrency`. */
+  readonly #inFlight = new Map<string, Flight>();
+  /** Who waits for #inFlight to empty (close() only: a few at most). */
+  readonly #drainWaiters: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** The pump run wake() asked for, due at the end of this turn. */
+  #pumpSoon: NodeJS.Immediate | undefined;
   #pumping = false;
   /** The running pump (a claim may be on its way): close() waits for it. */
   #pumpRun: Promise<void> | undefined;
   #again = false;
   #started = false;
   #closed = false;
+  /** Set by close() once it aborted the POSTs: prepared deliveries are given back, not sent. */
+  #aborting = false;
 
   constructor(options: PushDeliveryWorkerOptions) {
     this.workerId = options.workerId ?? newId();
     this.#outbox = options.outbox;
-    this.#configs = options.configs;
-    this.#retry = options.retry ?? new RetryPolicy();
-    this.#policy = options.addressPolicy ?? {};
-    this.#resolve = options.resolve ?? systemResolver;
-    this.#signer = options.signer;
-    this.#readTask = options.readTask;
+    this.#preparer = new DeliveryPreparer(
+      options.configs,
+      options.addressPolicy ?? {},
+      options.resolve ?? systemResolver,
+      options.retry ?? new RetryPolicy(),
+      options.readTask,
+    );
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
     const timeoutMs = options.timeoutMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? timeoutMs * 2 + 30_000;
     this.#pollMs = options.pollMs ?? 1000;
     this.#closeGraceMs = options.closeGraceMs ?? 5000;
     this.#onError = options.onError ?? ((error) => console.error('a2a-kit: push outbox error', error));
-    this.#client = new WebhookClient({ ...options, maxSockets: this.#concurrency });
-    // Each running POST listens on the stop signal: at most `concurrency` at once, none left over.
-    setMaxListeners(this.#concurrency + 1, this.#stop.signal);
+    const settings: SenderSettings = { maxSockets: this.#concurrency };
+    if (options.connectTimeoutMs !== undefined) settings.connectTimeoutMs = options.connectTimeoutMs;
+    if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
+    if (options.maxResponseBytes !== undefined) settings.maxResponseBytes = options.maxResponseBytes;
+    if (options.tls !== undefined) settings.tls = options.tls;
+    this.#sender =
+      options.senderThread === false
+        ? new InlineWebhookSender(settings, options.signer, this.#onResults)
+        : new ThreadWebhookSender(settings, options.signer, this.#onResults, (error) => this.#onError(error));
   }
 
   /** Sets where v0.3-registered configs read the task they are sent (see `readTask`). */
   readTasksWith(reader: PushTaskReader): void {
-    this.#readTask = reader;
+    this.#preparer.readTask = reader;
   }
 
   /** Starts draining (the backlog a durable outbox kept across a restart included). */
@@ -133,34 +144,66 @@ export class PushDeliveryWorker {
     this.wake();
   }
 
-  /** Looks for due work now (called when something was enqueued). */
+  /**
+   * Looks for due work (called when something was enqueued): at the end of this turn of the
+   * event loop, so the deliveries of every change saved in the turn go out in one batch.
+   */
   readonly wake = (): void => {
     if (this.#closed || !this.#started) return;
     if (this.#pumping) {
       this.#again = true;
       return;
     }
-    this.#pumpRun = this.#pump();
+    this.#pumpSoon ??= setImmediate(this.#startPump);
   };
+
+  readonly #startPump = (): void => {
+    this.#pumpSoon = undefined;
+    if (this.#closed) return;
+    if (this.#pumping) this.#again = true;
+    else this.#pumpRun = this.#pump();
+  };
+
+  /**
+   * For tests: stops the sender thread at once, as a crash would (its deliveries are settled
+   * as failed attempts and retried; the next batch starts a new thread). False without one.
+   */
+  terminateSenderThread(): Promise<boolean> {
+    return this.#sender instanceof ThreadWebhookSender
+      ? this.#sender.terminateThread()
+      : Promise.resolve(false);
+  }
 
   /** Stops claiming, waits up to the grace period for running POSTs, then aborts them. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearImmediate(this.#pumpSoon);
     // A claim answered after this point is given back by the pump (see #pump).
     await this.#pumpRun;
-    if (this.#running.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.#closeGraceMs);
-      });
-      await Promise.race([Promise.allSettled([...this.#running]), grace]);
-      clearTimeout(timer);
-      this.#stop.abort();
-      await Promise.allSettled([...this.#running]);
+    if (this.#inFlight.size > 0) await this.#drainedWithin(this.#closeGraceMs);
+    if (this.#inFlight.size > 0) {
+      // Aborted POSTs answer ABORTED and are given back, due at once, for the next start.
+      this.#aborting = true;
+      this.#sender.abortAll();
+      await this.#drainedWithin(ABORT_ANSWER_MS);
     }
-    this.#client.close();
+    // Stopping the sender answers whatever it still held (as failed attempts, retried later).
+    await this.#sender.close();
+    if (this.#inFlight.size > 0) await this.#drainedWithin(Infinity);
+  }
+
+  /** Resolves when nothing is in flight, or after `ms`. */
+  async #drainedWithin(ms: number): Promise<void> {
+    const drained = new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    if (ms === Infinity) return drained;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([drained, timeout]);
+    clearTimeout(timer);
   }
 
   async #pump(): Promise<void> {
@@ -168,11 +211,11 @@ export class PushDeliveryWorker {
     try {
       do {
         this.#again = false;
-        while (!this.#closed && this.#running.size < this.#concurrency) {
+        while (!this.#closed && this.#inFlight.size < this.#concurrency) {
           if (this.#nothingDue()) break;
           const claimed = await this.#outbox.claim(
             this.workerId,
-            this.#concurrency - this.#running.size,
+            this.#concurrency - this.#inFlight.size,
             this.#leaseMs,
           );
           if (claimed.length === 0) break;
@@ -180,15 +223,15 @@ export class PushDeliveryWorker {
             await this.#giveBack(claimed);
             break;
           }
-          for (const delivery of claimed) this.#launch(delivery);
+          this.#launch(claimed);
         }
       } while (this.#again && !this.#closed);
     } catch (error) {
       this.#onError(error);
     } finally {
       this.#pumping = false;
-      // At full capacity a finishing POST wakes the pump: no timer needed (and no scan for it).
-      if (this.#running.size < this.#concurrency) this.#schedule();
+      // At full capacity a settled delivery wakes the pump: no timer needed (and no scan for it).
+      if (this.#inFlight.size < this.#concurrency) this.#schedule();
     }
   }
 
@@ -197,27 +240,51 @@ export class PushDeliveryWorker {
    * wait for it to expire; an outbox without renew gets a retry due now (one attempt more).
    */
   async #giveBack(claimed: PushDelivery[]): Promise<void> {
+    const now = Date.now();
     for (const delivery of claimed) {
       if (this.#outbox.renew) await this.#outbox.renew(delivery.id, this.workerId, 0);
-      else {
-        await this.#settle(
-          delivery,
-          Date.now(),
-          { error: 'the server stopped' },
-          { outcome: 'retry', nextAttemptAtMs: Date.now(), error: 'interrupted: the server stopped' },
-        );
-      }
+      else await this.#settle(interrupted({ delivery, started: now, sent: false }));
     }
   }
 
-  #launch(delivery: PushDelivery): void {
-    const run = this.#deliver(delivery)
-      .catch((error: unknown) => this.#onError(error))
-      .finally(() => {
-        this.#running.delete(run);
-        this.wake();
-      });
-    this.#running.add(run);
+  /** Prepares the claimed deliveries and sends those that are ready in one batch. */
+  #launch(claimed: readonly PushDelivery[]): void {
+    const started = Date.now();
+    const flights = claimed.map((delivery): Flight => ({ delivery, started, sent: false }));
+    for (const flight of flights) this.#inFlight.set(flight.delivery.id, flight);
+    void this.#prepareAndSend(flights);
+  }
+
+  async #prepareAndSend(flights: readonly Flight[]): Promise<void> {
+    const { jobs, done, failed } = await this.#preparer.prepare(flights, this.#onError);
+    for (const flight of failed) this.#inFlight.delete(flight.delivery.id);
+    if (this.#aborting) {
+      for (const job of jobs) done.push(interrupted(this.#inFlight.get(job.id)!));
+    } else if (jobs.length > 0) {
+      for (const job of jobs) this.#inFlight.get(job.id)!.sent = true;
+      this.#sender.send(jobs);
+    }
+    if (done.length > 0 || failed.length > 0) await this.#complete(done);
+  }
+
+  /** The sender's answers: each settles its delivery once. */
+  readonly #onResults = (results: readonly SendResult[]): void => {
+    const done: Completion[] = [];
+    for (const result of results) {
+      const flight = this.#inFlight.get(result.id);
+      if (!flight?.sent) continue;
+      flight.sent = false;
+      done.push(this.#preparer.completionOf(flight, result));
+    }
+    if (done.length > 0) void this.#complete(done);
+  };
+
+  /** Settles `done`, then frees their places and looks for more work once. */
+  async #complete(done: readonly Completion[]): Promise<void> {
+    await Promise.all(done.map((completion) => this.#settle(completion).catch(this.#onError)));
+    for (const [flight] of done) this.#inFlight.delete(flight.delivery.id);
+    if (this.#inFlight.size === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
+    this.wake();
   }
 
   /**
@@ -245,113 +312,14 @@ export class PushDeliveryWorker {
     this.#timer.unref();
   }
 
-  async #deliver(delivery: PushDelivery): Promise<void> {
-    const started = Date.now();
-    const config = await this.#configs.get(
-      { tenant: delivery.tenant, owner: delivery.owner },
-      delivery.taskId,
-      delivery.configId,
-    );
-    if (!config) {
-      await this.#settle(
-        delivery,
-        started,
-        { error: 'the push config was deleted' },
-        {
-          outcome: 'dead',
-          error: 'the push config was deleted before delivery',
-        },
-      );
-      return;
-    }
-    let outcome: { status?: number; error?: string };
-    let retryable = true;
-    try {
-      const url = parseWebhookUrl(config.url, this.#policy);
-      const address = await resolveWebhook(url, this.#policy, this.#resolve);
-      const payload = await this.#payload(config, delivery);
-      const headers = await this.#headers(config, delivery, url, payload);
-      const result = await this.#client.post(url, address, headers, payload.body, this.#stop.signal);
-      outcome =
-        result.status >= 200 && result.status < 300
-          ? { status: result.status }
-          : { status: result.status, error: `the webhook answered HTTP ${result.status}` };
-    } catch (error) {
-      if (error instanceof WebhookAddressError) {
-        retryable = error.transient;
-        outcome = { error: error.message };
-      } else if (error instanceof WebhookRequestError) {
-        if (error.code === 'ABORTED') {
-          // Stopped by close(): give the delivery back, due at once, for the next start.
-          await this.#settle(
-            delivery,
-            started,
-            { error: 'the server stopped' },
-            {
-              outcome: 'retry',
-              nextAttemptAtMs: Date.now(),
-              error: 'interrupted: the server stopped',
-            },
-          );
-          return;
-        }
-        outcome = { error: `${error.code ? `${error.code}: ` : ''}${error.message}` };
-      } else throw error;
-    }
-    const settlement: PushSettlement =
-      outcome.error === undefined
-        ? { outcome: 'delivered' }
-        : retryable
-          ? this.#retry.afterFailure(delivery, outcome.error)
-          : { outcome: 'dead', error: outcome.error };
-    await this.#settle(delivery, started, outcome, settlement);
-  }
-
-  /**
-   * The body in the form the config was registered with (SRV-COMPAT-8): the outbox's v1.0
-   * StreamResponse as is, or for a v0.3 config the v0.3 form, built now from the task as it is.
-   */
-  async #payload(config: StoredPushConfig, delivery: PushDelivery): Promise<PushPayload> {
-    const version = config.protocolVersion;
-    const task =
-      isV03PushVersion(version) && this.#readTask
-        ? await this.#readTask({ tenant: delivery.tenant, owner: delivery.owner }, delivery.taskId)
-        : undefined;
-    return pushPayloadFor(version, delivery.payload, task);
-  }
-
-  async #headers(
-    config: StoredPushConfig,
-    delivery: PushDelivery,
-    url: URL,
-    payload: PushPayload,
-  ): Promise<Record<string, string>> {
-    const headers: Record<string, string> = {
-      'content-type': payload.contentType,
-      'user-agent': 'a2a-kit push',
-      [PUSH_ID_HEADER]: delivery.id,
-    };
-    const auth = config.authentication;
-    if (auth?.scheme)
-      headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
-    if (config.token) headers[PUSH_TOKEN_HEADER] = config.token;
-    if (this.#signer) headers[PUSH_SIGNATURE_HEADER] = this.#signer.sign(payload.body, url.href, delivery.id);
-    return headers;
-  }
-
-  async #settle(
-    delivery: PushDelivery,
-    started: number,
-    outcome: { status?: number; error?: string },
-    settlement: PushSettlement,
-  ): Promise<void> {
+  async #settle([flight, outcome, settlement]: Completion): Promise<void> {
     const attempt: PushAttempt = {
-      atMs: started,
-      durationMs: Date.now() - started,
+      atMs: flight.started,
+      durationMs: Date.now() - flight.started,
       ok: settlement.outcome === 'delivered',
       ...(outcome.status !== undefined ? { status: outcome.status } : {}),
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
     };
-    await this.#outbox.settle(delivery.id, this.workerId, attempt, settlement);
+    await this.#outbox.settle(flight.delivery.id, this.workerId, attempt, settlement);
   }
 }

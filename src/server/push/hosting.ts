@@ -35,6 +35,13 @@ export interface PushOptions extends AddressPolicy, RetryOptions, WebhookLimits 
    * `configStore` (not durable)
    */
   outbox?: PushOutbox;
+  /**
+   * Where webhook POSTs are signed and sent: a worker thread of the delivery worker's own
+   * (true), or the event loop that serves requests (false: no thread, for small deployments
+   * and tests). Claims, config reads, address checks and settlements stay on the event loop
+   * either way, so every outbox works the same. @default true
+   */
+  senderThread?: boolean;
   /** How long close() lets running POSTs finish. @default 5000 */
   closeGraceMs?: number;
   /** How often a shared outbox is polled. @default 1000 */
@@ -83,6 +90,7 @@ export class PushHosting {
         'leaseMs',
         'closeGraceMs',
         'tls',
+        'senderThread',
       ]),
       outbox: this.outbox,
       configs: this.configs,
