@@ -174,6 +174,14 @@ export class PushDeliveryWorker {
       : Promise.resolve(false);
   }
 
+  /**
+   * Starts the sender thread now if none runs and resolves once it takes deliveries (until
+   * then they go out from this loop); false without a sender thread.
+   */
+  senderThreadReady(): Promise<boolean> {
+    return this.#sender instanceof ThreadWebhookSender ? this.#sender.ready() : Promise.resolve(false);
+  }
+
   /** Stops claiming, waits up to the grace period for running POSTs, then aborts them. */
   async close(): Promise<void> {
     if (this.#closed) return;

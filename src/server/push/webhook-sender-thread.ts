@@ -10,6 +10,7 @@ import { sendJob, stopSignal, type SendResult } from './webhook-sender.js';
 import {
   decodeJobs,
   encodeResults,
+  SENDER_READY,
   type SenderThreadData,
   type ToSenderThread,
 } from './webhook-sender-threaded.js';
@@ -42,3 +43,6 @@ port.on('message', (message: ToSenderThread) => {
     });
   }
 });
+
+// Loaded: from now on the delivery worker sends its batches here.
+port.postMessage(SENDER_READY);

@@ -5,10 +5,14 @@
  * the outbox and the configs; the thread gets plain jobs in batches and answers in batches.
  * A thread that stops (a crash, `terminate`) answers the jobs it held as failed with
  * {@link SENDER_STOPPED}, so they are retried and never lost; the next batch starts a new thread.
+ * Until a thread says it is ready (booting one takes tens of milliseconds, far more on a busy
+ * machine), batches go out from the calling loop, so no notification waits for the boot; a
+ * config's notifications are sent one at a time, so switching over cannot reorder them.
  */
 import { Worker } from 'node:worker_threads';
 import type { NotificationSigner } from '../../core/push/notification-signing.js';
 import {
+  InlineWebhookSender,
   SENDER_STOPPED,
   type SendJob,
   type SendResult,
@@ -86,10 +90,16 @@ export function decodeResults(flat: readonly (string | number)[]): SendResult[] 
   return results;
 }
 
+/** What the thread posts once its modules are loaded and it takes jobs. */
+export const SENDER_READY = 'ready';
+
 /** One thread and the ids of the jobs it has not answered yet. */
 interface SenderThread {
   readonly worker: Worker;
   readonly held: Set<string>;
+  ready: boolean;
+  /** Resolves true once the thread is ready, false if it stopped first. */
+  readonly started: Promise<boolean>;
 }
 
 /** Sends on a worker thread, started at the first batch and again after one stopped. */
@@ -98,6 +108,9 @@ export class ThreadWebhookSender implements WebhookSender {
   readonly #onResults: SendResultsListener;
   readonly #onError: (error: unknown) => void;
   #thread: SenderThread | undefined;
+  /** Sends while no thread is ready (made at the first such batch). */
+  #inline: InlineWebhookSender | undefined;
+  readonly #makeInline: () => InlineWebhookSender;
 
   constructor(
     settings: SenderSettings,
@@ -108,11 +121,16 @@ export class ThreadWebhookSender implements WebhookSender {
     this.#data = { settings, ...(signer ? { signingKey: signer.signingKey } : {}) };
     this.#onResults = onResults;
     this.#onError = onError;
+    this.#makeInline = () => new InlineWebhookSender(settings, signer, onResults);
   }
 
   send(jobs: readonly SendJob[]): void {
     if (jobs.length === 0) return;
     const thread = this.#thread ?? this.#start();
+    if (!thread.ready) {
+      (this.#inline ??= this.#makeInline()).send(jobs);
+      return;
+    }
     for (const job of jobs) thread.held.add(job.id);
     const message: ToSenderThread = encodeJobs(jobs);
     thread.worker.postMessage(message);
@@ -121,10 +139,17 @@ export class ThreadWebhookSender implements WebhookSender {
   abortAll(): void {
     const message: ToSenderThread = 'abort';
     this.#thread?.worker.postMessage(message);
+    this.#inline?.abortAll();
+  }
+
+  /** Starts a thread if none runs; resolves true once it takes jobs (false if it stopped first). */
+  ready(): Promise<boolean> {
+    return (this.#thread ?? this.#start()).started;
   }
 
   async close(): Promise<void> {
     await this.terminateThread();
+    await this.#inline?.close();
   }
 
   /**
@@ -139,17 +164,29 @@ export class ThreadWebhookSender implements WebhookSender {
   }
 
   #start(): SenderThread {
-    const thread: SenderThread = { worker: startSenderThread(this.#data), held: new Set() };
+    let started!: (ready: boolean) => void;
+    const thread: SenderThread = {
+      worker: startSenderThread(this.#data),
+      held: new Set(),
+      ready: false,
+      started: new Promise<boolean>((resolve) => (started = resolve)),
+    };
     this.#thread = thread;
     // The server's sockets keep the process alive, not this thread.
     thread.worker.unref();
-    thread.worker.on('message', (flat: (string | number)[]) => {
+    thread.worker.on('message', (flat: (string | number)[] | typeof SENDER_READY) => {
+      if (flat === SENDER_READY) {
+        thread.ready = true;
+        started(true);
+        return;
+      }
       // Only jobs still held: an answer is given once, whatever else happened to the thread.
       const answered = decodeResults(flat).filter((result) => thread.held.delete(result.id));
       if (answered.length > 0) this.#onResults(answered);
     });
     thread.worker.on('error', (error) => this.#onError(error));
     thread.worker.on('exit', () => {
+      started(false);
       if (this.#thread === thread) this.#thread = undefined;
       if (thread.held.size === 0) return;
       const lost: SendResult[] = [...thread.held].map((id) => ({

@@ -111,6 +111,8 @@ describe('push sender thread', () => {
     });
     t.after(() => worker.close());
     worker.start();
+    // Until the thread is up, deliveries go out from this loop: let it boot first.
+    assert.equal(await worker.senderThreadReady(), true);
     for (let n = 0; n < 4; n++) await enqueue(n);
     await until(() => seen.length >= 5, 'five POSTs held by the thread');
     assert.equal(await worker.terminateSenderThread(), true);
