@@ -71,6 +71,8 @@ interface QueuedWrite {
   readonly run: () => unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Acknowledged once on disk (else once committed: see {@link SqliteDatabase.write}). */
+  readonly durable: boolean;
 }
 
 /** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
@@ -202,11 +204,16 @@ export class SqliteDatabase {
    * being synced, writes wait for its end and then share the next commit (they would wait
    * for the next sync anyway). A write that throws (a version conflict) rejects alone: its
    * statements changed nothing, and the others still commit.
+   *
+   * `durable: false` acknowledges at the commit, without waiting for the sync: for a write
+   * nothing is told on its strength alone (an idempotency claim), whose durability the
+   * log's order gives to every later write that is acknowledged on disk.
    */
-  write<T>(run: () => T): Promise<T> {
+  write<T>(run: () => T, options: { durable?: boolean } = {}): Promise<T> {
     if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
+    const durable = options.durable !== false;
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject, durable });
       this.#schedule();
     });
   }
@@ -234,20 +241,35 @@ export class SqliteDatabase {
       for (const write of batch) write.reject(error);
       return;
     }
-    const acknowledge = (): void => {
+    const acknowledge = (durableOnly: boolean): void => {
       for (let i = 0; i < batch.length; i++) {
+        const write = batch[i]!;
+        if (durableOnly && !write.durable) continue;
         const result = results[i]!;
-        if (result.ok) batch[i]!.resolve(result.value);
-        else batch[i]!.reject(result.value);
+        if (result.ok) write.resolve(result.value);
+        else write.reject(result.value);
       }
     };
     if (this.#walSync) {
-      // Committed (readers of this connection see it), acknowledged once on disk.
-      this.#walSync.after(acknowledge, (error) => {
-        for (const write of batch) write.reject(error);
-      });
+      // Committed (readers of this connection see it): the writes that need not wait for the
+      // disk are answered now, the others once on disk.
+      let waiting = 0;
+      for (let i = 0; i < batch.length; i++) {
+        const write = batch[i]!;
+        if (write.durable) waiting++;
+        else if (results[i]!.ok) write.resolve(results[i]!.value);
+        else write.reject(results[i]!.value);
+      }
+      if (waiting > 0) {
+        this.#walSync.after(
+          () => acknowledge(true),
+          (error) => {
+            for (const write of batch) if (write.durable) write.reject(error);
+          },
+        );
+      }
     } else {
-      acknowledge();
+      acknowledge(false);
     }
     // Writes beyond MAX_BATCH: the next turn (or, during a sync, its end).
     this.#schedule();
