@@ -64,12 +64,14 @@ export class NodeHttpRequest implements HttpRequest {
     if (!this.controller) {
       const controller = new AbortController();
       this.controller = controller;
+      // The response itself, not the field: detach() replaces the field before 'close' fires.
+      const res = this.res;
       // Created lazily, so the client may be gone already.
-      if (this.res.closed) {
-        if (!this.res.writableFinished) controller.abort();
+      if (res.closed) {
+        if (!res.writableFinished) controller.abort();
       } else {
-        this.res.once('close', () => {
-          if (!this.res.writableFinished) controller.abort();
+        res.once('close', () => {
+          if (!res.writableFinished) controller.abort();
         });
       }
     }
