@@ -37,9 +37,14 @@ export interface ServerCallContext {
 
 /**
  * Builds a call context with defaults for anything not given (`binding` defaults to `JSONRPC`,
- * for direct handler calls such as tests; every binding sets its own).
+ * for direct handler calls such as tests; every binding sets its own). With `signalSource`,
+ * the context's `signal` is the source's, read on demand.
  */
-export function createCallContext(init: Partial<ServerCallContext> = {}): ServerCallContext {
+export function createCallContext(
+  init: Partial<ServerCallContext> = {},
+  signalSource?: { readonly signal?: AbortSignal | undefined },
+): ServerCallContext {
+  const source = signalSource ?? init;
   return {
     binding: init.binding ?? 'JSONRPC',
     tenant: init.tenant ?? '',
@@ -47,7 +52,12 @@ export function createCallContext(init: Partial<ServerCallContext> = {}): Server
     requestedExtensions: init.requestedExtensions ?? [],
     activatedExtensions: init.activatedExtensions ?? new Set(),
     protocolVersion: init.protocolVersion ?? '1.0',
-    ...(init.signal ? { signal: init.signal } : {}),
+    // Read from the source when first asked for (a binding's request makes its AbortSignal
+    // lazily); an own enumerable getter, so `{ ...ctx }` still copies it, and every context
+    // has the same shape.
+    get signal(): AbortSignal | undefined {
+      return source.signal;
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import { ParseError } from '../../errors/a2a-error.js';
 import type { A2AMethod } from '../../model/operations.js';
 import { parseRequest } from '../../errors/validation.js';
 import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../../model/schema.js';
-import { ANONYMOUS, createCallContext, type ServerCallContext } from '../../core/context.js';
+import { createCallContext, type ServerCallContext } from '../../core/context.js';
 import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import type { AuthRequest } from '../auth-request.js';
@@ -218,22 +218,7 @@ export function httpCallContext(
   req: HttpRequest,
   init: Omit<Partial<ServerCallContext>, 'signal'>,
 ): ServerCallContext {
-  // Built in one literal with its getter (not defineProperty on a finished object): every
-  // HTTP call context has the same shape, and the getter stays own and enumerable.
-  const ctx: ServerCallContext =
-    'signal' in req
-      ? {
-          binding: init.binding ?? 'JSONRPC',
-          tenant: init.tenant ?? '',
-          principal: init.principal ?? ANONYMOUS,
-          requestedExtensions: init.requestedExtensions ?? [],
-          activatedExtensions: init.activatedExtensions ?? new Set(),
-          protocolVersion: init.protocolVersion ?? '1.0',
-          get signal(): AbortSignal | undefined {
-            return req.signal;
-          },
-        }
-      : createCallContext(init);
+  const ctx = createCallContext(init, 'signal' in req ? req : undefined);
   attachTraceCarrier(ctx, req.header('traceparent'), req.header('tracestate')); // observability (issue 15)
   return ctx;
 }
