@@ -55,7 +55,6 @@ export class NodeHttpRequest implements HttpRequest {
    * connection's buffers. Measured: keeping them doubled the garbage collector's time per echo.
    */
   detach(): void {
-    if (!this.controller) this.controller = FINISHED;
     this.req = DETACHED_REQUEST;
     this.res = DETACHED_RESPONSE;
   }
@@ -66,6 +65,9 @@ export class NodeHttpRequest implements HttpRequest {
       this.controller = controller;
       // The response itself, not the field: detach() replaces the field before 'close' fires.
       const res = this.res;
+      // Read after the reply was written: the client can no longer go away from this request
+      // (a signal of its own, never aborted, so listeners added to it are not shared).
+      if (res === DETACHED_RESPONSE) return controller.signal;
       // Created lazily, so the client may be gone already.
       if (res.closed) {
         if (!res.writableFinished) controller.abort();
@@ -79,8 +81,7 @@ export class NodeHttpRequest implements HttpRequest {
   }
 }
 
-/** The signal of a request whose reply is written: the client can no longer go away from it. */
-const FINISHED = new AbortController();
+/** What a request holds once its reply is written (see NodeHttpRequest.detach). */
 const DETACHED_REQUEST = { headers: {} } as IncomingMessage;
 const DETACHED_RESPONSE = {} as ServerResponse;
 
