@@ -9,7 +9,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { CheckedAddress } from './address-guard.js';
 
 /** Timeouts and caps of webhook requests. */
@@ -49,6 +49,15 @@ export class WebhookRequestError extends Error {
   }
 }
 
+/**
+ * undici, loaded at the first POST: every process that imports the server (the CLI's commands
+ * too) would otherwise pay its load time (about 100 ms) whether it pushes or not.
+ */
+let undici: Promise<typeof Pool> | undefined;
+function poolClass(): Promise<typeof Pool> {
+  return (undici ??= import('undici').then((m) => m.Pool));
+}
+
 /** Most connection pools kept (one per webhook origin and checked address); the oldest closes first. */
 const MAX_POOLS = 256;
 
@@ -81,7 +90,7 @@ export class WebhookClient {
   }
 
   /** The pool of `url`'s origin whose connections go to `address` only. */
-  #pool(url: URL, address: CheckedAddress): Pool {
+  #pool(PoolClass: typeof Pool, url: URL, address: CheckedAddress): Pool {
     const key = `${url.origin} ${address.address}`;
     const known = this.#pools.get(key);
     if (known) {
@@ -103,7 +112,7 @@ export class WebhookClient {
         ]);
       } else callback(null, address.address, address.family);
     };
-    const pool = new Pool(url.origin, {
+    const pool = new PoolClass(url.origin, {
       connections: this.#maxSockets,
       connect: { lookup: pinned, timeout: this.#connectTimeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
       headersTimeout: this.#timeoutMs,
@@ -125,12 +134,13 @@ export class WebhookClient {
     signal?: AbortSignal,
   ): Promise<WebhookResult> {
     if (signal?.aborted) throw new WebhookRequestError('stopped', 'ABORTED');
+    const PoolClass = await poolClass();
     const controller = new AbortController();
     const onStop = (): void => controller.abort();
     signal?.addEventListener('abort', onStop, { once: true });
     const overall = setTimeout(() => controller.abort(TIMED_OUT), this.#timeoutMs);
     try {
-      const res = await this.#pool(url, address).request({
+      const res = await this.#pool(PoolClass, url, address).request({
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers,
