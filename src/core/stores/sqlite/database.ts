@@ -241,35 +241,29 @@ export class SqliteDatabase {
       for (const write of batch) write.reject(error);
       return;
     }
-    const acknowledge = (durableOnly: boolean): void => {
+    /** Answers the batch's writes: all of them, or those that do (`true`) or do not wait for the disk. */
+    const answer = (durable?: boolean): void => {
       for (let i = 0; i < batch.length; i++) {
         const write = batch[i]!;
-        if (durableOnly && !write.durable) continue;
+        if (durable !== undefined && write.durable !== durable) continue;
         const result = results[i]!;
         if (result.ok) write.resolve(result.value);
         else write.reject(result.value);
       }
     };
-    if (this.#walSync) {
+    if (!this.#walSync) answer();
+    else {
       // Committed (readers of this connection see it): the writes that need not wait for the
       // disk are answered now, the others once on disk.
-      let waiting = 0;
-      for (let i = 0; i < batch.length; i++) {
-        const write = batch[i]!;
-        if (write.durable) waiting++;
-        else if (results[i]!.ok) write.resolve(results[i]!.value);
-        else write.reject(results[i]!.value);
-      }
-      if (waiting > 0) {
+      answer(false);
+      if (batch.some((write) => write.durable)) {
         this.#walSync.after(
-          () => acknowledge(true),
+          () => answer(true),
           (error) => {
             for (const write of batch) if (write.durable) write.reject(error);
           },
         );
       }
-    } else {
-      acknowledge(false);
     }
     // Writes beyond MAX_BATCH: the next turn (or, during a sync, its end).
     this.#schedule();
