@@ -153,7 +153,7 @@ export class TaskManager {
     change?: SaveChange,
   ): Promise<void> {
     return this.#push
-      ? this.#push.saveChange(this.store, record, expectedVersion, event)
+      ? this.#push.saveChange(this.store, record, expectedVersion, event, change)
       : this.store.save(record, expectedVersion, change);
   }
 

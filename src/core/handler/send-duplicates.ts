@@ -161,14 +161,14 @@ export class SendDuplicates {
               : { kind: 'task', taskId: outcome.record.task.id };
           inflight.resolve(result);
           const release = (): void => this.#inflight.delete(tenant, principal, messageId);
-          store
-            .setIdempotencyRecord(
-              key,
-              result.kind === 'message'
-                ? { status: 'message', message: result.message, ...facts }
-                : { status: 'task', taskId, ...facts },
-            )
-            .then(release, release);
+          // A task outcome leaves the claim as it is: `pending` with the task's id, and the
+          // task now exists, which is all a repeat needs (one store write less per send).
+          if (result.kind === 'task') release();
+          else {
+            store
+              .setIdempotencyRecord(key, { status: 'message', message: result.message, ...facts })
+              .then(release, release);
+          }
         },
         (error: unknown) => {
           inflight.reject(error);
@@ -189,7 +189,8 @@ export class SendDuplicates {
   async #outcomeOf(record: IdempotencyRecord, scope: TaskScope): Promise<SendOutcome> {
     if (record.status === 'message') return { kind: 'message', message: record.message };
     if (record.status === 'task') return { kind: 'task', taskId: record.taskId };
-    // Pending elsewhere (another replica): the task exists once the agent emitted anything.
+    // Pending: the send made (or, on another replica, is making) this task; it exists once
+    // the agent emitted anything.
     const task = await this.deps.manager.get(scope, record.taskId);
     if (task) return { kind: 'task', taskId: record.taskId };
     throw new UnavailableError('a message with this messageId is still being processed; retry later');

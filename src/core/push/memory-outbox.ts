@@ -6,7 +6,7 @@
 import type { StreamResponse, TaskPushNotificationConfig } from '../../model/schema.js';
 import { newId } from '../../model/ids.js';
 import type { PushConfigStore } from '../stores/push-config-store.js';
-import type { StoredTask, TaskStore } from '../stores/task-store.js';
+import type { SaveChange, StoredTask, TaskStore } from '../stores/task-store.js';
 import type {
   PushAttempt,
   PushDelivery,
@@ -80,11 +80,12 @@ export class MemoryPushOutbox implements PushOutbox {
     record: StoredTask,
     expectedVersion: number,
     event: StreamResponse | undefined,
+    change?: SaveChange,
   ): Promise<void> {
     // Read before the save, enqueue right after it without an await between: the memory
     // store's save and this enqueue are one step for every other reader of this process.
     const configs = event ? await this.#configsOf(record) : [];
-    await store.save(record, expectedVersion);
+    await store.save(record, expectedVersion, change);
     if (configs.length === 0 || !event) return;
     const payload = JSON.stringify(event);
     const now = Date.now();

@@ -18,7 +18,7 @@
  *   lease expired and was taken over cannot overwrite the new holder's outcome.
  */
 import type { StreamResponse } from '../../model/schema.js';
-import type { StoredTask, TaskStore } from '../stores/task-store.js';
+import type { SaveChange, StoredTask, TaskStore } from '../stores/task-store.js';
 
 /** Where a delivery is in its life. */
 export type PushDeliveryState = 'pending' | 'delivered' | 'dead';
@@ -85,13 +85,14 @@ export interface PushChangeWriter {
    * error) and enqueues one delivery of `event` per push config the task has at that moment,
    * each after the config's earlier ones. Nothing is enqueued when the save is refused or
    * `event` is undefined. A SQL store does both in one transaction (it may ignore `store`,
-   * being that store itself).
+   * being that store itself). `change`: the TaskManager's hint, as for `TaskStore.save`.
    */
   saveChange(
     store: TaskStore,
     record: StoredTask,
     expectedVersion: number,
     event: StreamResponse | undefined,
+    change?: SaveChange,
   ): Promise<void>;
 }
 

@@ -78,9 +78,10 @@ export interface IdempotencyRecordFacts {
 
 /**
  * What a SendMessage produced (or is producing), keyed by {@link IdempotencyKey}:
- * `pending` while it is handled (it will address `taskId`, minted up front); `task` once it
- * created or continued that task (a reference: the reply is the task); `message` when the
- * agent answered with a direct message (kept whole: it is stored nowhere else).
+ * `pending`: it addresses `taskId` (minted up front), and stays so once that task exists (a
+ * reference: the reply is the task; a repeat finds it by id); `message` when the agent
+ * answered with a direct message (kept whole: it is stored nowhere else). `task` (the same
+ * reference, written by earlier versions) is read as it always was.
  */
 export type IdempotencyRecord = IdempotencyRecordFacts &
   (

@@ -11,8 +11,7 @@ import type { IdempotencyKey, IdempotencyRecord } from '../task-store.js';
  */
 class HeldRecord {
   constructor(
-    /** Mutable: `pending` becomes `task` in place (the common end of a send, no allocation). */
-    public status: IdempotencyRecord['status'],
+    readonly status: IdempotencyRecord['status'],
     /** The task id, or the message as JSON. */
     readonly value: string,
     readonly fingerprint: string | undefined,
@@ -102,16 +101,7 @@ export class MemoryIdempotencyRecords {
     const leaf = this.#leaf(key, record !== undefined);
     if (leaf) {
       const existing = leaf.get(key.messageId);
-      if (
-        existing &&
-        record?.status === 'task' &&
-        existing.status === 'pending' &&
-        existing.value === record.taskId &&
-        existing.fingerprint === record.fingerprint &&
-        existing.createdAtMs === record.createdAtMs
-      ) {
-        existing.status = 'task';
-      } else if (existing) {
+      if (existing) {
         this.#idempotencyBytes -= existing.bytes(key.messageId);
         if (record === undefined) {
           leaf.delete(key.messageId);

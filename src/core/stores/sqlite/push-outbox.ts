@@ -31,7 +31,7 @@ import {
   type SqlPushOutboxOptions,
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
-import { TaskVersionConflictError, type StoredTask, type TaskStore } from '../task-store.js';
+import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-store.js';
 import { SqliteDatabase } from './database.js';
 
@@ -64,8 +64,15 @@ export class SqlitePushOutbox implements PushOutbox {
   readonly #pruneOld: Statement;
   readonly #pruneMany: Statement;
   /** Saves a task change and enqueues its notifications; a savepoint inside the batch. */
-  readonly #saveChange: Transaction<
-    (record: StoredTask, expectedVersion: number, doc: string, payload: string | undefined) => number
+  readonly #saveWithNotifications: Transaction<
+    (
+      record: StoredTask,
+      expectedVersion: number,
+      doc: string,
+      payload: string,
+      statusUnchanged: boolean | undefined,
+      configs: readonly { id: string }[],
+    ) => number
   >;
   readonly #settleTx: Transaction<
     (id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement) => boolean
@@ -140,8 +147,11 @@ export class SqlitePushOutbox implements PushOutbox {
          SELECT seq FROM a2a_push_outbox WHERE state <> 'pending'
          ORDER BY settled_ms DESC LIMIT ${PRUNE_CHUNK} OFFSET ?)`,
     );
-    this.#saveChange = db.transaction((record, expectedVersion, doc, payload) =>
-      this.#saveRows(record, expectedVersion, doc, payload),
+    this.#saveWithNotifications = db.transaction(
+      (record, expectedVersion, doc, payload, statusUnchanged, configs) => {
+        writeTaskRow(this.#taskRows, record, expectedVersion, doc, statusUnchanged);
+        return this.#enqueueRows(record, payload, configs);
+      },
     );
     this.#settleTx = db.transaction((id, workerId, attempt, settlement) =>
       this.#settleRows(id, workerId, attempt, settlement),
@@ -155,6 +165,7 @@ export class SqlitePushOutbox implements PushOutbox {
     record: StoredTask,
     expectedVersion: number,
     event: StreamResponse | undefined,
+    change?: SaveChange,
   ): Promise<void> {
     // `_store` is this file's task store (or a wrapper of it): the row is written here, with
     // the notifications, in one savepoint.
@@ -163,18 +174,40 @@ export class SqlitePushOutbox implements PushOutbox {
     }
     const doc = JSON.stringify(record.task);
     const payload = event ? JSON.stringify(event) : undefined;
+    const statusUnchanged = change?.statusUnchanged;
     return this.database
-      .write(() => this.#saveChange(record, expectedVersion, doc, payload))
+      .write(() => this.#saveRows(record, expectedVersion, doc, payload, statusUnchanged))
       .then((queued) => {
         if (queued > 0) for (const listener of this.#listeners) listener();
       });
   }
 
-  #saveRows(record: StoredTask, expectedVersion: number, doc: string, payload: string | undefined): number {
+  /**
+   * Writes the task row and enqueues a notification per config. The configs are read first:
+   * a task without any (most tasks) is one compare-and-set statement, atomic by itself; with
+   * configs, row and notifications go in one savepoint, so neither lands without the other.
+   */
+  #saveRows(
+    record: StoredTask,
+    expectedVersion: number,
+    doc: string,
+    payload: string | undefined,
+    statusUnchanged: boolean | undefined,
+  ): number {
     const task = record.task;
-    writeTaskRow(this.#taskRows, record, expectedVersion, doc);
-    if (payload === undefined) return 0;
-    const configs = this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
+    const configs =
+      payload === undefined
+        ? []
+        : this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
+    if (configs.length === 0) {
+      writeTaskRow(this.#taskRows, record, expectedVersion, doc, statusUnchanged);
+      return 0;
+    }
+    return this.#saveWithNotifications(record, expectedVersion, doc, payload!, statusUnchanged, configs);
+  }
+
+  #enqueueRows(record: StoredTask, payload: string, configs: readonly { id: string }[]): number {
+    const task = record.task;
     const now = Date.now();
     for (const { id } of configs) {
       this.#enqueue.run(
