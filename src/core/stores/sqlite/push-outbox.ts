@@ -40,6 +40,13 @@ export type SqlitePushOutboxOptions = SqlPushOutboxOptions;
 
 const QUEUE = 'tenant = ? AND owner = ? AND task_id = ? AND config_id = ?';
 
+/**
+ * Claims and settlements are acknowledged at their commit, without waiting for the disk: one
+ * lost with the last commits of a power loss only sends its delivery again (at least once,
+ * and receivers drop repeats by notification id), and the next sync covers it anyway.
+ */
+const BOOKKEEPING = { durable: false } as const;
+
 /** The push outbox of a SQLite store. */
 export class SqlitePushOutbox implements PushOutbox {
   readonly database: SqliteDatabase;
@@ -47,7 +54,8 @@ export class SqlitePushOutbox implements PushOutbox {
   readonly #listeners: (() => void)[] = [];
   readonly #listStatements = new Map<string, Statement>();
   readonly #taskRows: TaskRowStatements;
-  readonly #configIds: Statement<[string, string, string, number], { id: string }>;
+  /** The ids of a task's configs (plucked: plain strings, no row objects). */
+  readonly #configIds: Statement<[string, string, string, number], string>;
   readonly #enqueue: Statement;
   readonly #claim: Statement<[string, number, number, number, number], DeliveryRow>;
   readonly #settle: Statement;
@@ -71,7 +79,7 @@ export class SqlitePushOutbox implements PushOutbox {
       doc: string,
       payload: string,
       statusUnchanged: boolean | undefined,
-      configs: readonly { id: string }[],
+      configIds: readonly string[],
     ) => number
   >;
   readonly #settleTx: Transaction<
@@ -87,9 +95,11 @@ export class SqlitePushOutbox implements PushOutbox {
     this.database = typeof database === 'string' ? SqliteDatabase.open(database) : database.retain();
     const db = this.database.db;
     this.#taskRows = prepareTaskRowStatements(db);
-    this.#configIds = db.prepare(
-      'SELECT id FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY id LIMIT ?',
-    );
+    this.#configIds = db
+      .prepare<[string, string, string, number], string>(
+        'SELECT id FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY id LIMIT ?',
+      )
+      .pluck();
     this.#enqueue = db.prepare(
       `INSERT INTO a2a_push_outbox
          (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
@@ -148,9 +158,9 @@ export class SqlitePushOutbox implements PushOutbox {
          ORDER BY settled_ms DESC LIMIT ${PRUNE_CHUNK} OFFSET ?)`,
     );
     this.#saveWithNotifications = db.transaction(
-      (record, expectedVersion, doc, payload, statusUnchanged, configs) => {
+      (record, expectedVersion, doc, payload, statusUnchanged, configIds) => {
         writeTaskRow(this.#taskRows, record, expectedVersion, doc, statusUnchanged);
-        return this.#enqueueRows(record, payload, configs);
+        return this.#enqueueRows(record, payload, configIds);
       },
     );
     this.#settleTx = db.transaction((id, workerId, attempt, settlement) =>
@@ -206,10 +216,10 @@ export class SqlitePushOutbox implements PushOutbox {
     return this.#saveWithNotifications(record, expectedVersion, doc, payload!, statusUnchanged, configs);
   }
 
-  #enqueueRows(record: StoredTask, payload: string, configs: readonly { id: string }[]): number {
+  #enqueueRows(record: StoredTask, payload: string, configIds: readonly string[]): number {
     const task = record.task;
     const now = Date.now();
-    for (const { id } of configs) {
+    for (const id of configIds) {
       this.#enqueue.run(
         newId(),
         record.tenant,
@@ -225,7 +235,7 @@ export class SqlitePushOutbox implements PushOutbox {
         now,
       );
     }
-    return configs.length;
+    return configIds.length;
   }
 
   claim(workerId: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
@@ -234,11 +244,11 @@ export class SqlitePushOutbox implements PushOutbox {
     return this.database.write(() => {
       const now = Date.now();
       return this.#claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
-    });
+    }, BOOKKEEPING);
   }
 
   settle(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): Promise<boolean> {
-    return this.database.write(() => this.#settleTx(id, workerId, attempt, settlement));
+    return this.database.write(() => this.#settleTx(id, workerId, attempt, settlement), BOOKKEEPING);
   }
 
   #settleRows(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): boolean {
@@ -263,7 +273,9 @@ export class SqlitePushOutbox implements PushOutbox {
       attempt.status ?? null,
       attempt.error ?? null,
     );
-    this.#trimAttempts.run(id, row.recorded - this.#settings.maxAttemptsRecorded);
+    // Only a delivery past the cap has attempts to forget (most never retry at all).
+    const forgetUpTo = row.recorded - this.#settings.maxAttemptsRecorded;
+    if (forgetUpTo > 0) this.#trimAttempts.run(id, forgetUpTo);
     if (finished) {
       const queue = [row.tenant, row.owner, row.task_id, row.config_id];
       this.#promote.run(...queue, ...queue);
