@@ -106,6 +106,68 @@ describe('PostgreSQL store', () => {
     assert.equal((await store.get(scope, 'a'))?.version, 2);
   });
 
+  test('a batch of writes sent as one query keeps every value exactly; a conflict fails only its own write', async (t) => {
+    const schema = freshSchema('inline');
+    t.after(() => dropSchema(schema));
+    const database = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+    const store = new PostgresTaskStore(database);
+    await database.release();
+    t.after(() => store.close());
+    const scope = { tenant: "t'1", owner: 'o\\wner' };
+    const texts = [
+      "it's",
+      "back\\slash \\'",
+      'new\nline\ttab',
+      '$1 $2 ; COMMIT',
+      'ünïcödé ✓ 𝄞',
+      "'; DROP TABLE a2a_tasks; --",
+    ];
+    const record = (id: string, text: string, version: number) => ({
+      ...scope,
+      version,
+      statusTimeMs: version,
+      task: {
+        id,
+        contextId: `ctx-${text}`,
+        status: { state: TaskState.WORKING },
+        metadata: { text },
+      },
+    });
+    // Saved in one turn: one batch, so one query.
+    await Promise.all(texts.map((text, i) => store.save(record(`task-${i}`, text, 1), 0)));
+    for (const [i, text] of texts.entries()) {
+      const stored = await store.get(scope, `task-${i}`);
+      assert.equal(stored?.task.metadata?.['text'], text);
+      assert.equal(stored?.task.contextId, `ctx-${text}`);
+    }
+    // A stale write and one PostgreSQL refuses (a NUL in a text column fails the whole
+    // query) among good ones: only those two are refused, the others land.
+    const results = await Promise.allSettled([
+      store.save(record('task-0', 'again', 2), 1),
+      store.save(record('task-1', 'stale', 1), 0),
+      store.save(record('task-2', 'again', 2), 1),
+      store.save(record('task-3', 'nul\u0000', 2), 1),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'rejected'],
+    );
+    assert.equal((await store.get(scope, 'task-1'))?.task.metadata?.['text'], texts[1]);
+    assert.equal((await store.get(scope, 'task-2'))?.version, 2);
+    assert.equal((await store.get(scope, 'task-3'))?.version, 1);
+    // The connections went back to the pool usable (the failed transaction was rolled back).
+    const versions = await Promise.all(
+      texts.map(async (_, i) => (await store.get(scope, `task-${i}`))!.version),
+    );
+    const again = await Promise.allSettled(
+      texts.map((text, i) => store.save(record(`task-${i}`, `${text}!`, versions[i]! + 1), versions[i]!)),
+    );
+    assert.deepEqual(
+      again.map((r) => r.status),
+      texts.map(() => 'fulfilled'),
+    );
+  });
+
   test("createA2AServer({ store: 'postgres://...' }) serves from PostgreSQL and keeps tasks across servers", async (t) => {
     const schema = freshSchema('server');
     t.after(() => dropSchema(schema));
