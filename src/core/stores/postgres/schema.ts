@@ -149,4 +149,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   END
   $$;
   `,
+  // 6: as SQLite's migration 6: the lease table holds only running executions, each inserts
+  // and deletes one row, and the heartbeat renews all of a worker's rows: a scan of a small
+  // table costs less than keeping two indexes on every insert. Task rows leave room on their
+  // page, so an update that changes no indexed column (an artifact) can stay on its page and
+  // write no index entry (a HOT update).
+  `
+  DROP INDEX a2a_leases_until;
+  DROP INDEX a2a_leases_worker;
+  ALTER TABLE a2a_tasks SET (fillfactor = 75);
+  `,
 ];
