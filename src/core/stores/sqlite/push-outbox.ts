@@ -178,7 +178,7 @@ export class SqlitePushOutbox implements PushOutbox {
     change?: SaveChange,
   ): Promise<void> {
     // `_store` is this file's task store (or a wrapper of it): the row is written here, with
-    // the notifications, in one savepoint.
+    // the notifications (see #saveRows).
     if (record.version !== expectedVersion + 1) {
       return Promise.reject(new TaskVersionConflictError(record.task.id));
     }
@@ -205,15 +205,15 @@ export class SqlitePushOutbox implements PushOutbox {
     statusUnchanged: boolean | undefined,
   ): number {
     const task = record.task;
-    const configs =
+    const configIds =
       payload === undefined
         ? []
         : this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
-    if (configs.length === 0) {
+    if (configIds.length === 0) {
       writeTaskRow(this.#taskRows, record, expectedVersion, doc, statusUnchanged);
       return 0;
     }
-    return this.#saveWithNotifications(record, expectedVersion, doc, payload!, statusUnchanged, configs);
+    return this.#saveWithNotifications(record, expectedVersion, doc, payload!, statusUnchanged, configIds);
   }
 
   #enqueueRows(record: StoredTask, payload: string, configIds: readonly string[]): number {
