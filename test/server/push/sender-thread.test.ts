@@ -12,12 +12,18 @@ import { NotificationSigner, sha256Hex } from '../../../src/core/push/notificati
 import { RetryPolicy } from '../../../src/core/push/retry-policy.js';
 import { MemoryPushConfigStore } from '../../../src/core/stores/memory/push-config-store.js';
 import { MemoryTaskStore } from '../../../src/core/stores/memory/task-store.js';
-import { PushDeliveryWorker } from '../../../src/server/push/delivery-worker.js';
+import {
+  PushDeliveryWorker,
+  type PushDeliveryWorkerOptions,
+} from '../../../src/server/push/delivery-worker.js';
 import { startWebhook, until } from './support.js';
 
 const scope = { tenant: '', owner: 'alice' };
 
-/** A memory outbox with `configs` configs on task `t1` pointing at `url`, and a way to enqueue. */
+/**
+ * A memory outbox with `configs` configs on task `t1` pointing at `url`, a way to enqueue, and
+ * a delivery worker on that outbox (loopback allowed) with the given further options.
+ */
 async function setup(url: string, configs: number) {
   const configStore = new MemoryPushConfigStore();
   const outbox = new MemoryPushOutbox(configStore);
@@ -43,7 +49,10 @@ async function setup(url: string, configs: number) {
     );
     version++;
   };
-  return { configStore, outbox, enqueue };
+  type Extra = Omit<PushDeliveryWorkerOptions, 'outbox' | 'configs' | 'addressPolicy'>;
+  const newWorker = (extra: Extra): PushDeliveryWorker =>
+    new PushDeliveryWorker({ outbox, configs: configStore, addressPolicy: LOOPBACK, ...extra });
+  return { outbox, enqueue, newWorker };
 }
 
 /** The `metadata.n` of a notification. */
@@ -58,12 +67,9 @@ describe('push sender thread', () => {
     test(`senderThread ${senderThread}: every notification arrives signed, in order per config`, async (t) => {
       const hook = await startWebhook();
       t.after(() => hook.close());
-      const { configStore, outbox, enqueue } = await setup(hook.url, 3);
+      const { enqueue, newWorker } = await setup(hook.url, 3);
       const signer = new NotificationSigner();
-      const worker = new PushDeliveryWorker({
-        outbox,
-        configs: configStore,
-        addressPolicy: LOOPBACK,
+      const worker = newWorker({
         signer,
         senderThread,
         onError: (error) => assert.fail(String(error)),
@@ -101,11 +107,8 @@ describe('push sender thread', () => {
       return i < 5 ? 'hang' : 200;
     });
     t.after(() => hook.close());
-    const { configStore, outbox, enqueue } = await setup(hook.url, 5);
-    const worker = new PushDeliveryWorker({
-      outbox,
-      configs: configStore,
-      addressPolicy: LOOPBACK,
+    const { outbox, enqueue, newWorker } = await setup(hook.url, 5);
+    const worker = newWorker({
       retry: new RetryPolicy({ baseDelayMs: 10, maxDelayMs: 20 }),
       onError: () => {}, // the thread's end is reported here; not a failure of this test
     });
@@ -150,11 +153,8 @@ describe('push sender thread', () => {
       return 'hang';
     });
     t.after(() => hook.close());
-    const { configStore, outbox, enqueue } = await setup(hook.url, 4);
-    const worker = new PushDeliveryWorker({
-      outbox,
-      configs: configStore,
-      addressPolicy: LOOPBACK,
+    const { outbox, enqueue, newWorker } = await setup(hook.url, 4);
+    const worker = newWorker({
       closeGraceMs: 50,
       onError: (error) => assert.fail(String(error)),
     });

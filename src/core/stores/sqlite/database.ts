@@ -75,6 +75,12 @@ interface QueuedWrite {
   readonly durable: boolean;
 }
 
+/**
+ * Write options of a write answered at its commit, without waiting for the log's sync (see
+ * {@link SqliteDatabase.write}): for writes whose loss in a power failure costs nothing.
+ */
+export const AT_COMMIT = { durable: false } as const;
+
 /** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
 const MAX_BATCH = 512;
 

@@ -33,19 +33,12 @@ import {
 } from '../sql/push-outbox-rows.js';
 import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-store.js';
-import { SqliteDatabase } from './database.js';
+import { AT_COMMIT, SqliteDatabase } from './database.js';
 
 /** Options of {@link SqlitePushOutbox}. */
 export type SqlitePushOutboxOptions = SqlPushOutboxOptions;
 
 const QUEUE = 'tenant = ? AND owner = ? AND task_id = ? AND config_id = ?';
-
-/**
- * Claims and settlements are acknowledged at their commit, without waiting for the disk: one
- * lost with the last commits of a power loss only sends its delivery again (at least once,
- * and receivers drop repeats by notification id), and the next sync covers it anyway.
- */
-const BOOKKEEPING = { durable: false } as const;
 
 /** The push outbox of a SQLite store. */
 export class SqlitePushOutbox implements PushOutbox {
@@ -238,17 +231,20 @@ export class SqlitePushOutbox implements PushOutbox {
     return configIds.length;
   }
 
+  // Claims and settlements are answered at their commit (AT_COMMIT): one lost with the last
+  // commits of a power loss only sends its delivery again (at least once; receivers drop
+  // repeats by notification id), and the next sync covers it anyway.
   claim(workerId: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return Promise.resolve([]);
     return this.database.write(() => {
       const now = Date.now();
       return this.#claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
-    }, BOOKKEEPING);
+    }, AT_COMMIT);
   }
 
   settle(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): Promise<boolean> {
-    return this.database.write(() => this.#settleTx(id, workerId, attempt, settlement), BOOKKEEPING);
+    return this.database.write(() => this.#settleTx(id, workerId, attempt, settlement), AT_COMMIT);
   }
 
   #settleRows(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): boolean {

@@ -21,7 +21,7 @@ import {
   type TaskStore,
 } from '../task-store.js';
 import type { LeaseRef, LeaseStore } from '../leases.js';
-import { SqliteDatabase, type SqliteOptions } from './database.js';
+import { AT_COMMIT, SqliteDatabase, type SqliteOptions } from './database.js';
 
 interface TaskRow {
   version: number;
@@ -33,9 +33,6 @@ interface TaskRow {
 const PURGE_CHUNK = 500;
 
 /** A {@link TaskStore} in SQLite. */
-/** Write options of the writes acknowledged at their commit (see SqliteDatabase.write). */
-const NOT_WAITING_FOR_DISK = { durable: false } as const;
-
 export class SqliteTaskStore implements TaskStore, LeaseStore {
   readonly database: SqliteDatabase;
   readonly #get: Statement<[string, string, string], TaskRow>;
@@ -165,6 +162,8 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     record: IdempotencyRecord,
   ): Promise<IdempotencyRecord | undefined> {
     const json = JSON.stringify(record);
+    // At its commit: a claim tells nobody anything by itself, and the task's first write,
+    // acknowledged on disk, is later in the log and so makes the claim durable too.
     return this.database.write(() => {
       const { tenant, principal, messageId } = key;
       if (this.#claim.run(tenant, principal, messageId, record.status, json, Date.now()).changes === 1) {
@@ -172,9 +171,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
       }
       const existing = this.#readClaim.get(tenant, principal, messageId);
       return existing ? (JSON.parse(existing.record) as IdempotencyRecord) : undefined;
-      // A claim tells nobody anything by itself: the task's first write, acknowledged on disk,
-      // is later in the log and so makes the claim durable too. One sync less per send.
-    }, NOT_WAITING_FOR_DISK);
+    }, AT_COMMIT);
   }
 
   setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
