@@ -243,7 +243,10 @@ export class TaskManager {
         };
         try {
           // PUSH HOOK (issue 12): was store.save
-          await this.#save(record, current.version, response, { statusUnchanged });
+          await this.#save(record, current.version, response, {
+            statusUnchanged,
+            previousState: current.task.status.state,
+          });
         } catch (error) {
           changed.rollback?.();
           if (error instanceof TaskVersionConflictError && attempt < MAX_CONFLICT_RETRIES) continue;

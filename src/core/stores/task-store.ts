@@ -103,6 +103,8 @@ export interface InterruptedTaskRef {
 export interface SaveChange {
   /** True when the status (state and timestamp) is the one already stored. */
   readonly statusUnchanged: boolean;
+  /** The state of the version being replaced (a store keeping counts per state needs no read). */
+  readonly previousState?: TaskState;
 }
 
 /** Raised by {@link TaskStore.save} when the stored version is not the expected one. */

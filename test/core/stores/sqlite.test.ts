@@ -207,6 +207,119 @@ describe('SqliteTaskStore updates', () => {
   });
 });
 
+describe('SqliteTaskStore counts and purges (migration 7)', () => {
+  const scope = { tenant: '', owner: 'o' };
+  const record = (id: string, version: number, state: TaskState, ms: number) => ({
+    ...scope,
+    version,
+    statusTimeMs: ms,
+    task: { id, contextId: 'c', status: { state, timestamp: new Date(ms).toISOString() }, history: [] },
+  });
+  /** The counts table next to the counts of the rows themselves (they must agree). */
+  const countsOf = (db: Database.Database) => ({
+    kept: db.prepare('SELECT state, n FROM a2a_task_counts WHERE n <> 0 ORDER BY state').all(),
+    rows: db.prepare('SELECT state, count(*) AS n FROM a2a_tasks GROUP BY state ORDER BY state').all(),
+  });
+
+  test('counts change once per transaction; a refused write in the batch counts nothing', async (t) => {
+    const store = new SqliteTaskStore(join(tempDir(t), 'counts.sqlite'));
+    t.after(() => store.close());
+    const db = store.database.db;
+    // One batch: three new tasks, then (same batch) two of them finished, one with the hint
+    // and one without, and a stale write that is refused.
+    const writes = [
+      store.save(record('a', 1, TaskState.WORKING, 10), 0),
+      store.save(record('b', 1, TaskState.WORKING, 10), 0),
+      store.save(record('c', 1, TaskState.SUBMITTED, 10), 0),
+      store.save(record('a', 2, TaskState.COMPLETED, 11), 1, {
+        statusUnchanged: false,
+        previousState: TaskState.WORKING,
+      }),
+      store.save(record('c', 2, TaskState.FAILED, 11), 1),
+      store.save(record('b', 5, TaskState.CANCELED, 11), 4),
+    ];
+    const settled = await Promise.allSettled(writes);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected'],
+    );
+    const { kept, rows } = countsOf(db);
+    assert.deepEqual(kept, rows);
+    assert.deepEqual(
+      kept.map((row) => ({ ...(row as object) })),
+      [
+        { state: TaskState.COMPLETED, n: 1 },
+        { state: TaskState.FAILED, n: 1 },
+        { state: TaskState.WORKING, n: 1 },
+      ],
+    );
+    assert.equal((await store.list({ ...scope, status: TaskState.WORKING, limit: 1 })).totalSize, 1);
+  });
+
+  test('a file of schema 6 keeps its counts; the triggers and the two indexes are gone', async (t) => {
+    const path = join(tempDir(t), 'v6.sqlite');
+    const old = new Database(path);
+    migrate(old, path, 6);
+    const insert = old.prepare(
+      `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
+       VALUES ('', 'o', ?, 'c', ?, ?, 1, '{}')`,
+    );
+    insert.run('old-done', TaskState.COMPLETED, 5);
+    insert.run('old-running', TaskState.WORKING, 6);
+    old.close();
+    const store = new SqliteTaskStore(path);
+    t.after(() => store.close());
+    const db = store.database.db;
+    const names = db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE name IN
+           ('a2a_tasks_count_insert', 'a2a_tasks_count_update', 'a2a_tasks_terminal', 'a2a_idempotency_created')`,
+      )
+      .all();
+    assert.deepEqual(names, []);
+    await store.save(record('new', 1, TaskState.WORKING, 7), 0);
+    await store.save(record('new', 2, TaskState.COMPLETED, 8), 1);
+    const { kept, rows } = countsOf(db);
+    assert.deepEqual(kept, rows);
+    assert.equal((await store.list({ ...scope, limit: 1 })).totalSize, 3);
+    assert.equal((await store.list({ ...scope, status: TaskState.COMPLETED, limit: 1 })).totalSize, 2);
+  });
+
+  test("retention walks each caller's terminal tasks; the idempotency purge stops at young records", async (t) => {
+    const store = new SqliteTaskStore(join(tempDir(t), 'purge.sqlite'));
+    t.after(() => store.close());
+    const db = store.database.db;
+    const other = { tenant: 't2', owner: 'p' };
+    for (let i = 0; i < 3; i++) await store.save(record(`done-${i}`, 1, TaskState.COMPLETED, 10 + i), 0);
+    await store.save(record('failed', 1, TaskState.FAILED, 10), 0);
+    await store.save(record('running', 1, TaskState.WORKING, 1), 0);
+    await store.save({ ...record('theirs', 1, TaskState.CANCELED, 5), ...other }, 0);
+    assert.equal(await store.purgeTerminalBefore(12), 4); // done-0, done-1, failed, theirs
+    assert.deepEqual(
+      (db.prepare('SELECT id FROM a2a_tasks ORDER BY id').all() as { id: string }[]).map((r) => r.id),
+      ['done-2', 'running'],
+    );
+    const { kept, rows } = countsOf(db);
+    assert.deepEqual(kept, rows);
+
+    const claim = db.prepare(
+      "INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms) VALUES ('', 'o', ?, 'task', '{}', ?)",
+    );
+    // Taken in this order: two old keys, a young one, then one whose clock went back.
+    claim.run('old-1', 100);
+    claim.run('old-2', 200);
+    claim.run('young', 900);
+    claim.run('late-old', 150);
+    assert.equal(await store.purgeIdempotencyBefore(500), 3);
+    assert.deepEqual(
+      (db.prepare('SELECT message_id FROM a2a_idempotency').all() as { message_id: string }[]).map(
+        (r) => r.message_id,
+      ),
+      ['young'],
+    );
+  });
+});
+
 describe("createA2AServer({ store: 'sqlite:<path>' })", () => {
   test('tasks and page tokens survive a restart', async (t) => {
     const path = join(tempDir(t), 'server.sqlite');

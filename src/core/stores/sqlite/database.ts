@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
+import { TaskCountChanges } from './task-counts.js';
 
 /** Options of {@link SqliteDatabase.open}. */
 export interface SqliteOptions {
@@ -182,6 +183,9 @@ export class SqliteDatabase {
   /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
   readonly #walSync: WalSync | undefined;
 
+  /** The task count changes of the transaction being written, written at its end. */
+  readonly taskCounts: TaskCountChanges;
+
   /** Runs a batch's writes in one transaction (made once: better-sqlite3 prepares BEGIN/COMMIT). */
   readonly #runBatch: (batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => void;
 
@@ -191,14 +195,18 @@ export class SqliteDatabase {
     walPath: string | undefined,
   ) {
     this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule);
+    const counts = (this.taskCounts = new TaskCountChanges(db));
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
         try {
           results.push({ ok: true, value: write.run() });
+          counts.keep();
         } catch (error) {
+          counts.drop();
           results.push({ ok: false, value: error });
         }
       }
+      counts.flush();
     });
   }
 
@@ -244,6 +252,7 @@ export class SqliteDatabase {
       this.#runBatch(batch, results);
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the batch was written.
+      this.taskCounts.reset();
       for (const write of batch) write.reject(error);
       return;
     }

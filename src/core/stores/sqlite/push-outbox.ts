@@ -71,7 +71,7 @@ export class SqlitePushOutbox implements PushOutbox {
       expectedVersion: number,
       doc: string,
       payload: string,
-      statusUnchanged: boolean | undefined,
+      change: SaveChange | undefined,
       configIds: readonly string[],
     ) => number
   >;
@@ -87,7 +87,7 @@ export class SqlitePushOutbox implements PushOutbox {
     this.#settings = outboxSettings(options);
     this.database = typeof database === 'string' ? SqliteDatabase.open(database) : database.retain();
     const db = this.database.db;
-    this.#taskRows = prepareTaskRowStatements(db);
+    this.#taskRows = prepareTaskRowStatements(this.database);
     this.#configIds = db
       .prepare<[string, string, string, number], string>(
         'SELECT id FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY id LIMIT ?',
@@ -151,8 +151,8 @@ export class SqlitePushOutbox implements PushOutbox {
          ORDER BY settled_ms DESC LIMIT ${PRUNE_CHUNK} OFFSET ?)`,
     );
     this.#saveWithNotifications = db.transaction(
-      (record, expectedVersion, doc, payload, statusUnchanged, configIds) => {
-        writeTaskRow(this.#taskRows, record, expectedVersion, doc, statusUnchanged);
+      (record, expectedVersion, doc, payload, change, configIds) => {
+        writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
         return this.#enqueueRows(record, payload, configIds);
       },
     );
@@ -177,9 +177,8 @@ export class SqlitePushOutbox implements PushOutbox {
     }
     const doc = JSON.stringify(record.task);
     const payload = event ? JSON.stringify(event) : undefined;
-    const statusUnchanged = change?.statusUnchanged;
     return this.database
-      .write(() => this.#saveRows(record, expectedVersion, doc, payload, statusUnchanged))
+      .write(() => this.#saveRows(record, expectedVersion, doc, payload, change))
       .then((queued) => {
         if (queued > 0) for (const listener of this.#listeners) listener();
       });
@@ -195,7 +194,7 @@ export class SqlitePushOutbox implements PushOutbox {
     expectedVersion: number,
     doc: string,
     payload: string | undefined,
-    statusUnchanged: boolean | undefined,
+    change: SaveChange | undefined,
   ): number {
     const task = record.task;
     const configIds =
@@ -203,10 +202,10 @@ export class SqlitePushOutbox implements PushOutbox {
         ? []
         : this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
     if (configIds.length === 0) {
-      writeTaskRow(this.#taskRows, record, expectedVersion, doc, statusUnchanged);
+      writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
       return 0;
     }
-    return this.#saveWithNotifications(record, expectedVersion, doc, payload!, statusUnchanged, configIds);
+    return this.#saveWithNotifications(record, expectedVersion, doc, payload!, change, configIds);
   }
 
   #enqueueRows(record: StoredTask, payload: string, configIds: readonly string[]): number {

@@ -139,4 +139,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX a2a_leases_until;
   DROP INDEX a2a_leases_worker;
   `,
+  // 7: less work in each task write. The task counts are written once per transaction by the
+  // writer (task-counts.ts) instead of by triggers, three statements per task; the delete
+  // trigger stays for retention. Two indexes that cost a page in most commits and that no
+  // request reads go: retention walks each caller's terminal tasks in a2a_tasks_state, and the
+  // idempotency purge walks records in rowid order, the order their keys were taken.
+  `
+  DROP TRIGGER a2a_tasks_count_insert;
+  DROP TRIGGER a2a_tasks_count_update;
+  DROP INDEX a2a_tasks_terminal;
+  DROP INDEX a2a_idempotency_created;
+  `,
 ];

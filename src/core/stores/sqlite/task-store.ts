@@ -4,7 +4,6 @@
  * once; writes are batched per turn of the event loop (see {@link SqliteDatabase.write}).
  */
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { TaskState } from '../../../model/enums.js';
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
@@ -22,6 +21,7 @@ import {
 } from '../task-store.js';
 import type { LeaseRef, LeaseStore } from '../leases.js';
 import { AT_COMMIT, SqliteDatabase, type SqliteOptions } from './database.js';
+import type { TaskCountChanges } from './task-counts.js';
 
 interface TaskRow {
   version: number;
@@ -58,7 +58,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     this.#get = db.prepare(
       'SELECT version, status_time_ms, doc FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ?',
     );
-    this.#rows = prepareTaskRowStatements(db);
+    this.#rows = prepareTaskRowStatements(this.database);
     this.#claim = db.prepare(
       `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -99,8 +99,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     const task = record.task;
     if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
-    const statusUnchanged = change?.statusUnchanged;
-    return this.database.write(() => writeTaskRow(this.#rows, record, expectedVersion, doc, statusUnchanged));
+    return this.database.write(() => writeTaskRow(this.#rows, record, expectedVersion, doc, change));
   }
 
   list(query: TaskQuery): Promise<TaskPage> {
@@ -184,42 +183,53 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   async purgeTerminalBefore(cutoffMs: number): Promise<number> {
     const db = this.database.db;
+    // Each caller's terminal tasks, oldest first, through a2a_tasks_state; the callers holding
+    // any are in the counts table.
+    const scopes = db.prepare(
+      `SELECT tenant, owner, state FROM a2a_task_counts WHERE state IN (${TERMINAL_STATE_SQL}) AND n > 0`,
+    );
     const select = db.prepare(
-      `SELECT tenant, owner, id FROM a2a_tasks
-       WHERE state IN (${TERMINAL_STATE_SQL}) AND status_time_ms < ? LIMIT ${PURGE_CHUNK}`,
+      `SELECT id FROM a2a_tasks WHERE tenant = ? AND owner = ? AND state = ? AND status_time_ms < ?
+       ORDER BY status_time_ms LIMIT ${PURGE_CHUNK}`,
     );
     const deleteTask = db.prepare(
-      `DELETE FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ? AND state IN (${TERMINAL_STATE_SQL})`,
+      'DELETE FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ? AND state = ?',
     );
     const deleteConfigs = db.prepare(
       'DELETE FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ?',
     );
     let total = 0;
-    // Bounded chunks, each its own transaction through the write queue: other writes interleave.
-    for (;;) {
-      const removed = await this.database.write(() => {
-        const rows = select.all(cutoffMs) as { tenant: string; owner: string; id: string }[];
-        let n = 0;
-        for (const row of rows) {
-          if (deleteTask.run(row.tenant, row.owner, row.id).changes === 1) {
-            deleteConfigs.run(row.tenant, row.owner, row.id);
-            n++;
+    const groups = scopes.all() as { tenant: string; owner: string; state: string }[];
+    for (const { tenant, owner, state } of groups) {
+      // Bounded chunks, each its own transaction through the write queue: other writes interleave.
+      for (;;) {
+        const removed = await this.database.write(() => {
+          const rows = select.all(tenant, owner, state, cutoffMs) as { id: string }[];
+          let n = 0;
+          for (const row of rows) {
+            if (deleteTask.run(tenant, owner, row.id, state).changes === 1) {
+              deleteConfigs.run(tenant, owner, row.id);
+              n++;
+            }
           }
-        }
-        return { n, more: rows.length === PURGE_CHUNK };
-      });
-      total += removed.n;
-      if (!removed.more) return total;
+          return { n, more: rows.length === PURGE_CHUNK };
+        });
+        total += removed.n;
+        if (!removed.more) break;
+      }
     }
+    return total;
   }
 
   async purgeIdempotencyBefore(cutoffMs: number): Promise<number> {
+    // Rowids grow with each new key, so the oldest records come first in rowid order: each
+    // chunk looks at the next PURGE_CHUNK of them and stops the walk at the first young one.
     const purge = this.database.db.prepare(
       `DELETE FROM a2a_idempotency WHERE rowid IN (
-         SELECT rowid FROM a2a_idempotency WHERE created_ms < ? LIMIT ${PURGE_CHUNK})`,
+         SELECT rowid FROM (SELECT rowid, created_ms FROM a2a_idempotency ORDER BY rowid LIMIT ${PURGE_CHUNK})
+         WHERE created_ms < ?)`,
     );
     let total = 0;
-    // Bounded chunks, each its own transaction through the write queue: other writes interleave.
     for (;;) {
       const n = await this.database.write(() => purge.run(cutoffMs).changes);
       total += n;
@@ -309,10 +319,15 @@ export interface TaskRowStatements {
   /** Only the version and document: no indexed column is set, so no index entry moves. */
   readonly updateDoc: Statement;
   readonly updateStatus: Statement;
+  /** The state of a row at a version (when the writer did not say what it replaces). */
+  readonly stateAt: Statement<[string, string, string, number], { state: TaskState }>;
+  /** The connection's task counts, changed with each row's state. */
+  readonly counts: TaskCountChanges;
 }
 
-/** Prepares the statements of {@link writeTaskRow} on `db`. */
-export function prepareTaskRowStatements(db: Database.Database): TaskRowStatements {
+/** Prepares the statements of {@link writeTaskRow} on `database`. */
+export function prepareTaskRowStatements(database: SqliteDatabase): TaskRowStatements {
+  const db = database.db;
   return {
     insert: db.prepare(
       `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
@@ -327,6 +342,10 @@ export function prepareTaskRowStatements(db: Database.Database): TaskRowStatemen
       `UPDATE a2a_tasks SET state = ?, status_time_ms = ?, version = ?, doc = ?
        WHERE tenant = ? AND owner = ? AND id = ? AND version = ?`,
     ),
+    stateAt: db.prepare(
+      'SELECT state FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ? AND version = ?',
+    ),
+    counts: database.taskCounts,
   };
 }
 
@@ -337,17 +356,18 @@ export function prepareTaskRowStatements(db: Database.Database): TaskRowStatemen
  *
  * An update whose status is unchanged (an artifact, a client message on a running task) sets
  * only the version and document, on the condition that the stored state and status time are
- * the ones being written: then no index (each holds the status time) nor count trigger is
- * touched, which is most of an update's cost. Otherwise (a status change, or that condition
- * failing) the status columns are set too. `statusUnchanged`: the writer's hint; unknown
- * (undefined), the document-only update is tried first.
+ * the ones being written: then no index (each holds the status time) is touched, which is most
+ * of an update's cost. Otherwise (a status change, or that condition failing) the status
+ * columns are set too. `change`: the writer's hints (whether the status is unchanged, the
+ * state being replaced); without them, the document-only update is tried first and the
+ * replaced state is read. A row's state change is counted in the transaction's task counts.
  */
 export function writeTaskRow(
   statements: TaskRowStatements,
   record: StoredTask,
   expectedVersion: number,
   doc: string,
-  statusUnchanged?: boolean,
+  change?: SaveChange,
 ): void {
   const task = record.task;
   const state: TaskState = task.status.state;
@@ -364,17 +384,20 @@ export function writeTaskRow(
       doc,
     ).changes;
     if (changes !== 1) throw new TaskVersionConflictError(task.id);
+    statements.counts.add(tenant, owner, state, 1);
     return;
   }
   const version = record.version;
   const statusTimeMs = record.statusTimeMs;
   if (
-    statusUnchanged !== false &&
+    change?.statusUnchanged !== false &&
     statements.updateDoc.run(version, doc, tenant, owner, task.id, expectedVersion, state, statusTimeMs)
       .changes === 1
   ) {
     return;
   }
+  const previous =
+    change?.previousState ?? statements.stateAt.get(tenant, owner, task.id, expectedVersion)?.state;
   const changes = statements.updateStatus.run(
     state,
     statusTimeMs,
@@ -386,4 +409,8 @@ export function writeTaskRow(
     expectedVersion,
   ).changes;
   if (changes !== 1) throw new TaskVersionConflictError(task.id);
+  if (previous !== state) {
+    statements.counts.add(tenant, owner, previous!, -1);
+    statements.counts.add(tenant, owner, state, 1);
+  }
 }
