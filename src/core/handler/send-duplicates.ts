@@ -7,7 +7,7 @@ import type { Message, SendMessageRequest } from '../../model/schema.js';
 import { UnavailableError } from '../../errors/a2a-error.js';
 import type { ServerCallContext } from '../context.js';
 import type { ExecutionSink } from '../event-sink.js';
-import { messageIdReused, requestFingerprint } from '../idempotency.js';
+import { messageIdReused, requestFingerprint, sameFingerprint } from '../idempotency.js';
 import type { IdempotencyKey, IdempotencyRecord, TaskScope } from '../stores/task-store.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 
@@ -137,14 +137,14 @@ export class SendDuplicates {
     let claimed = false;
     try {
       const createdAtMs = Date.now();
-      const facts = { fingerprint, createdAtMs };
-      const previous = await store.claimIdempotencyKey(key, { status: 'pending', taskId, ...facts });
+      const claim: IdempotencyRecord = { status: 'pending', taskId, fingerprint, createdAtMs };
+      const previous = await store.claimIdempotencyKey(key, claim);
       if (previous && previous.createdAtMs !== undefined && previous.createdAtMs + ttlMs <= createdAtMs) {
         // Outside the window: the messageId is free again.
-        await store.setIdempotencyRecord(key, { status: 'pending', taskId, ...facts });
+        await store.setIdempotencyRecord(key, claim);
       } else if (previous) {
         this.#inflight.delete(tenant, principal, messageId);
-        if (previous.fingerprint !== undefined && previous.fingerprint !== fingerprint) {
+        if (previous.fingerprint !== undefined && !sameFingerprint(previous.fingerprint, fingerprint)) {
           inflight.reject(messageIdReused(messageId));
           throw messageIdReused(messageId);
         }
@@ -166,7 +166,12 @@ export class SendDuplicates {
           if (result.kind === 'task') release();
           else {
             store
-              .setIdempotencyRecord(key, { status: 'message', message: result.message, ...facts })
+              .setIdempotencyRecord(key, {
+                status: 'message',
+                message: result.message,
+                fingerprint,
+                createdAtMs,
+              })
               .then(release, release);
           }
         },

@@ -73,7 +73,7 @@ export async function startSend(
     } else {
       contextId = message.contextId ? message.contextId : newId();
     }
-    const clientMessage: Message = { ...message, taskId, contextId };
+    const clientMessage = inTask(message, taskId, contextId);
     if (stream) {
       const unsubscribe = deps.bus.subscribe({ tenant, taskId, owner: scope.owner }, stream.handle);
       stream.onEnd(unsubscribe);
@@ -104,4 +104,19 @@ export async function startSend(
     if (execution) turns.end(tenant, taskId, execution);
     throw error;
   }
+}
+
+/**
+ * The client's message as the task records it: its fields, with the task's ids. Built field by
+ * field: an object spread of a request's message (often a dictionary-mode object, after
+ * validation and normalization) was the costliest line of an echo request.
+ */
+function inTask(message: Message, taskId: string, contextId: string): Message {
+  const recorded: Message = { messageId: message.messageId, role: message.role, parts: message.parts };
+  if (message.metadata !== undefined) recorded.metadata = message.metadata;
+  if (message.extensions !== undefined) recorded.extensions = message.extensions;
+  if (message.referenceTaskIds !== undefined) recorded.referenceTaskIds = message.referenceTaskIds;
+  recorded.taskId = taskId;
+  recorded.contextId = contextId;
+  return recorded;
 }

@@ -48,19 +48,35 @@ export function traceTaskStore(store: TaskStore, given?: Tracer): TaskStore {
       },
     );
   };
+  // Without a span the store is called directly (no closure per call: these run several
+  // times per request).
   const traced: TaskStore = {
-    get: (scope: TaskScope, id: string): Promise<StoredTask | undefined> =>
-      run(span('get', id), () => store.get(scope, id)),
-    save: (record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> =>
-      run(span('save', record.task.id), () => store.save(record, expectedVersion, change)),
+    get: (scope: TaskScope, id: string): Promise<StoredTask | undefined> => {
+      const s = span('get', id);
+      return s ? run(s, () => store.get(scope, id)) : store.get(scope, id);
+    },
+    save: (record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> => {
+      const s = span('save', record.task.id);
+      return s
+        ? run(s, () => store.save(record, expectedVersion, change))
+        : store.save(record, expectedVersion, change);
+    },
     list: (query: TaskQuery): Promise<TaskPage> => run(span('list'), () => store.list(query)),
     claimIdempotencyKey: (
       key: IdempotencyKey,
       record: IdempotencyRecord,
-    ): Promise<IdempotencyRecord | undefined> =>
-      run(span('claimIdempotencyKey'), () => store.claimIdempotencyKey(key, record)),
-    setIdempotencyRecord: (key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> =>
-      run(span('setIdempotencyRecord'), () => store.setIdempotencyRecord(key, record)),
+    ): Promise<IdempotencyRecord | undefined> => {
+      const s = span('claimIdempotencyKey');
+      return s
+        ? run(s, () => store.claimIdempotencyKey(key, record))
+        : store.claimIdempotencyKey(key, record);
+    },
+    setIdempotencyRecord: (key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> => {
+      const s = span('setIdempotencyRecord');
+      return s
+        ? run(s, () => store.setIdempotencyRecord(key, record))
+        : store.setIdempotencyRecord(key, record);
+    },
   };
   if (store.listInterrupted) {
     const listInterrupted = store.listInterrupted.bind(store);

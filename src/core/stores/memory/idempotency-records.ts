@@ -3,42 +3,56 @@
  * oldest are forgotten first.
  */
 import type { Message } from '../../../model/schema.js';
+import { messageSize } from '../../task-size.js';
 import type { IdempotencyKey, IdempotencyRecord } from '../task-store.js';
 
 /**
  * One idempotency record as the store keeps it: a `task` or `pending` record is the task id
- * (a string the task map holds anyway), a `message` record its message packed as JSON.
+ * (a string the task map holds anyway), a `message` record the reply itself (built by the
+ * event sink and handed to nobody else to change, as a task's history is held).
  */
 class HeldRecord {
   constructor(
     readonly status: IdempotencyRecord['status'],
-    /** The task id, or the message as JSON. */
-    readonly value: string,
+    /** The task id, or the reply. */
+    readonly value: string | Message,
     readonly fingerprint: string | undefined,
     readonly createdAtMs: number | undefined,
     /** When the store took the key (epoch ms): the age bound counts from it. */
     readonly heldSinceMs: number,
+    /** Approximate heap bytes of `value` (a reply's JSON size, as the task size counts it). */
+    readonly valueBytes: number,
   ) {}
 
-  /** Approximate heap bytes: the record, its JSON (two bytes a character at most), its key. */
+  /** Approximate heap bytes: the record, its value (two bytes a character at most), its key. */
   bytes(messageId: string): number {
-    return 96 + 2 * (this.value.length + messageId.length + (this.fingerprint?.length ?? 0));
+    return 96 + this.valueBytes + 2 * (messageId.length + (this.fingerprint?.length ?? 0));
   }
 
   toRecord(): IdempotencyRecord {
     const facts: { fingerprint?: string; createdAtMs?: number } = {};
     if (this.fingerprint !== undefined) facts.fingerprint = this.fingerprint;
     if (this.createdAtMs !== undefined) facts.createdAtMs = this.createdAtMs;
-    if (this.status === 'message') {
-      return { status: 'message', message: JSON.parse(this.value) as Message, ...facts };
-    }
-    return { status: this.status, taskId: this.value, ...facts };
+    if (this.status === 'message') return { status: 'message', message: this.value as Message, ...facts };
+    return { status: this.status, taskId: this.value as string, ...facts };
   }
 }
 
 function holdRecord(record: IdempotencyRecord, heldSinceMs: number): HeldRecord {
-  const value = record.status === 'message' ? JSON.stringify(record.message) : record.taskId;
-  return new HeldRecord(record.status, value, record.fingerprint, record.createdAtMs, heldSinceMs);
+  const { fingerprint, createdAtMs } = record;
+  if (record.status === 'message') {
+    const message = record.message;
+    return new HeldRecord(
+      'message',
+      message,
+      fingerprint,
+      createdAtMs,
+      heldSinceMs,
+      2 * messageSize(message).bytes,
+    );
+  }
+  const taskId = record.taskId;
+  return new HeldRecord(record.status, taskId, fingerprint, createdAtMs, heldSinceMs, 2 * taskId.length);
 }
 
 /** Idempotency records of one caller, by messageId. */
@@ -63,6 +77,8 @@ export class MemoryIdempotencyRecords {
   #orderLeaves: (IdempotencyLeaf | undefined)[] = [];
   #orderIds: (string | undefined)[] = [];
   #orderHead = 0;
+  /** When the oldest record still held was taken (Infinity: none): most claims find nothing to forget. */
+  #oldestHeldSinceMs = Infinity;
 
   constructor(options: IdempotencyRecordLimits) {
     this.#maxIdempotency = options.maxIdempotencyRecords ?? 100_000;
@@ -134,11 +150,14 @@ export class MemoryIdempotencyRecords {
     this.#idempotencyBytes += held.bytes(messageId);
     this.#orderLeaves.push(leaf);
     this.#orderIds.push(messageId);
+    if (held.heldSinceMs < this.#oldestHeldSinceMs) this.#oldestHeldSinceMs = held.heldSinceMs;
     this.#evict();
   }
 
   /** Forgets the oldest records while over the count or byte cap. */
   #evict(): void {
+    // #oldestHeldSinceMs stays a lower bound: the next age check that passes it finds the
+    // oldest record left.
     while (
       (this.#idempotencyCount > this.#maxIdempotency || this.#idempotencyBytes > this.#maxIdempotencyBytes) &&
       this.#forgetHead()
@@ -148,17 +167,24 @@ export class MemoryIdempotencyRecords {
 
   /** Forgets records older than the age bound (the order is the order keys were taken). */
   #forgetOld(now: number): void {
-    this.forgetBefore(now - this.#idempotencyMaxAgeMs);
+    if (this.#oldestHeldSinceMs < now - this.#idempotencyMaxAgeMs) {
+      this.forgetBefore(now - this.#idempotencyMaxAgeMs);
+    }
   }
 
   /** Forgets the records whose key was taken before `limitMs`; returns how many. */
   forgetBefore(limitMs: number): number {
     const before = this.#idempotencyCount;
+    let oldest = Infinity;
     while (this.#orderHead < this.#orderIds.length) {
       const held = this.#orderLeaves[this.#orderHead]!.get(this.#orderIds[this.#orderHead]!);
-      if (held && held.heldSinceMs >= limitMs) break;
+      if (held && held.heldSinceMs >= limitMs) {
+        oldest = held.heldSinceMs;
+        break;
+      }
       this.#forgetHead();
     }
+    this.#oldestHeldSinceMs = oldest;
     this.#tidyOrder();
     return before - this.#idempotencyCount;
   }

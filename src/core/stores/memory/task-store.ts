@@ -25,6 +25,10 @@ import { CallerTasks } from './caller-index.js';
 import { MemoryIdempotencyRecords } from './idempotency-records.js';
 import { pack, rowContextId, rowState, toStored, type TaskRow } from './packing.js';
 
+/** Settled answers shared by every call (a promise cannot be changed by those awaiting it). */
+const DONE: Promise<void> = Promise.resolve();
+const NOT_HELD: Promise<IdempotencyRecord | undefined> = Promise.resolve(undefined);
+
 /** How many of the latest saves keep their task as an object before it is packed. */
 const YOUNG_SAVES = 256;
 
@@ -137,7 +141,7 @@ export class MemoryTaskStore implements TaskStore {
     }
     this.#youngRecords[slot] = record;
     this.#youngTasks[slot] = caller;
-    return Promise.resolve();
+    return DONE;
   }
 
   /**
@@ -278,12 +282,13 @@ export class MemoryTaskStore implements TaskStore {
     key: IdempotencyKey,
     record: IdempotencyRecord,
   ): Promise<IdempotencyRecord | undefined> {
-    return Promise.resolve(this.#idempotency.claim(key, record));
+    const held = this.#idempotency.claim(key, record);
+    return held === undefined ? NOT_HELD : Promise.resolve(held);
   }
 
   setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
     this.#idempotency.set(key, record);
-    return Promise.resolve();
+    return DONE;
   }
 
   purgeIdempotencyBefore(cutoffMs: number): Promise<number> {
