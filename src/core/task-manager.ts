@@ -41,8 +41,24 @@ import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
 
-/** The record each event published by a TaskManager was saved with (see {@link savedRecordOf}). */
-const savedRecords = new WeakMap<TaskEvent, StoredTask>();
+/**
+ * The record each event published by a TaskManager was saved with (see {@link savedRecordOf}),
+ * under a symbol: JSON leaves it out, so a bus that serializes events never carries it, and
+ * setting it costs a property where a WeakMap entry cost an ephemeron per event (about two
+ * microseconds per task with its garbage collection).
+ */
+const SAVED_RECORD = Symbol('saved record');
+
+/** A published event with the record it was saved with. */
+interface SavedTaskEvent extends TaskEvent {
+  [SAVED_RECORD]?: StoredTask;
+}
+
+/** `event` (built by this manager) carrying its record. */
+function withRecord(event: SavedTaskEvent, record: StoredTask): TaskEvent {
+  event[SAVED_RECORD] = record;
+  return event;
+}
 
 /**
  * The record `event` was saved with, when a TaskManager of this process published it and the
@@ -51,7 +67,7 @@ const savedRecords = new WeakMap<TaskEvent, StoredTask>();
  * reader keeping it past the listener call takes a snapshot.
  */
 export function savedRecordOf(event: TaskEvent): StoredTask | undefined {
-  return savedRecords.get(event);
+  return (event as SavedTaskEvent)[SAVED_RECORD];
 }
 
 /** Fields of a new task. */
@@ -193,8 +209,7 @@ export class TaskManager {
       const response: StreamResponse = { task: snapshotTask(task) };
       await this.#save(record, 0, response); // PUSH HOOK (issue 12): was store.save(record, 0)
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
-      const event: TaskEvent = { taskId: task.id, version: 1, state: init.state, response };
-      savedRecords.set(event, record);
+      const event = withRecord({ taskId: task.id, version: 1, state: init.state, response }, record);
       const pending = this.bus.publish({ tenant: scope.tenant, taskId: task.id }, event);
       if (pending) await pending;
       return record;
@@ -255,8 +270,10 @@ export class TaskManager {
         if (size) remember(task, size);
         if (this.#interrupted) this.#timeInterrupted(current, record);
         if (response) {
-          const event: TaskEvent = { taskId, version: record.version, state: task.status.state, response };
-          savedRecords.set(event, record);
+          const event = withRecord(
+            { taskId, version: record.version, state: task.status.state, response },
+            record,
+          );
           const pending = this.bus.publish({ tenant: scope.tenant, taskId }, event);
           if (pending) await pending;
         }

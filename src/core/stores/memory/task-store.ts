@@ -76,6 +76,8 @@ export class MemoryTaskStore implements TaskStore {
   #endedHead = 0;
   readonly #maxTasks: number;
   readonly #terminalMaxAgeMs: number;
+  /** Whether terminal tasks are deleted at all (without a limit, nothing tracks them). */
+  readonly #retaining: boolean;
 
   /** Idempotency records by tenant, then principal, then messageId. */
   readonly #idempotency: MemoryIdempotencyRecords;
@@ -83,6 +85,7 @@ export class MemoryTaskStore implements TaskStore {
     this.#idempotency = new MemoryIdempotencyRecords(options);
     this.#maxTasks = options.maxTasks ?? Infinity;
     this.#terminalMaxAgeMs = options.terminalTaskMaxAgeMs ?? Infinity;
+    this.#retaining = this.#maxTasks !== Infinity || this.#terminalMaxAgeMs !== Infinity;
   }
 
   #caller(tenant: string, owner: string, create: boolean): CallerTasks | undefined {
@@ -113,7 +116,7 @@ export class MemoryTaskStore implements TaskStore {
       return Promise.reject(new TaskVersionConflictError(id));
     }
     if (!current) {
-      this.#retain(Date.now());
+      if (this.#retaining) this.#retain(Date.now());
       if (this.#taskCount >= this.#maxTasks) {
         return Promise.reject(
           new UnavailableError(
@@ -126,7 +129,11 @@ export class MemoryTaskStore implements TaskStore {
       caller = this.#caller(record.tenant, record.owner, true)!;
     }
     caller.put(id, record, current);
-    if (isTerminalState(record.task.status.state) && !(current && isTerminalState(rowState(current)))) {
+    if (
+      this.#retaining &&
+      isTerminalState(record.task.status.state) &&
+      !(current && isTerminalState(rowState(current)))
+    ) {
       this.#endedCallers.push(caller);
       this.#endedIds.push(id);
     }
