@@ -11,7 +11,7 @@ import { checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
 import { IllegalTaskEventError, statusChange, type TaskChange } from './task-changes.js';
 import type { TaskManager } from './task-manager.js';
-import { snapshotTask } from './task-snapshot.js';
+import { snapshotRecord } from './task-snapshot.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
 import { yieldIfBusy } from './time-slice.js';
 
@@ -86,7 +86,7 @@ export class ExecutionSink implements TaskEventSink {
     if (init.existing) {
       this.#resolveOutcome({
         kind: 'task',
-        record: { ...init.existing, task: snapshotTask(init.existing.task) },
+        record: snapshotRecord(init.existing),
       });
     }
   }
@@ -315,7 +315,7 @@ export class ExecutionSink implements TaskEventSink {
     this.#phase = 'task';
     this.#last = record;
     // A snapshot: this execution's next events extend the stored task's arrays in place.
-    this.#resolveOutcome({ kind: 'task', record: { ...record, task: snapshotTask(record.task) } });
+    this.#resolveOutcome({ kind: 'task', record: snapshotRecord(record) });
   }
 
   /**

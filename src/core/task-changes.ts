@@ -9,7 +9,7 @@ import { isInterruptedState, isTerminalState, TaskState, TASK_STATE_NAMES } from
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
 import { canTransition, explainTransition } from '../model/state-machine.js';
 import { artifactSize, messageSize, partsSize, type TaskSize } from './task-size.js';
-import { ownArtifact } from './task-snapshot.js';
+import { ownArtifact, taskWith } from './task-snapshot.js';
 
 /** A change computed from the current task: the new task document and the event to stream. */
 export interface TaskChange {
@@ -45,7 +45,7 @@ export function statusChange(
   if (!canTransition(from, state)) throw new IllegalTaskEventError(explainTransition(from, state));
   const status: TaskStatus = { state, timestamp: '' };
   if (message) status.message = message;
-  const next: Task = { ...task, status };
+  const next = taskWith(task, status, task.history, task.artifacts);
   const event: StreamResponse = {
     statusUpdate: { taskId: task.id, contextId: task.contextId ?? '', status },
   };
@@ -68,10 +68,10 @@ export function clientMessageChange(task: Task, message: Message): TaskChange {
   const grew = messageSize(message);
   const { history, rollback } = appendMessage(task, message);
   if (!isInterruptedState(task.status.state)) {
-    return { task: { ...task, history }, grew, uncapped: true, rollback };
+    return { task: taskWith(task, task.status, history, task.artifacts), grew, uncapped: true, rollback };
   }
   const status: TaskStatus = { state: TaskState.WORKING, timestamp: '' };
-  const next: Task = { ...task, history, status };
+  const next = taskWith(task, status, history, task.artifacts);
   return {
     task: next,
     response: { statusUpdate: { taskId: task.id, contextId: task.contextId ?? '', status } },
@@ -139,7 +139,7 @@ export function artifactChange(
   if (options.append) update.artifactUpdate.append = true;
   if (options.lastChunk) update.artifactUpdate.lastChunk = true;
   if (options.metadata) update.artifactUpdate.metadata = options.metadata;
-  return { task: { ...task, artifacts }, response: update, grew, rollback };
+  return { task: taskWith(task, task.status, task.history, artifacts), response: update, grew, rollback };
 }
 
 /** Appends `message` to the task's history array in place (see {@link TaskChange.grew}). */

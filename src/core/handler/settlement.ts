@@ -5,7 +5,7 @@ import type { ServerCallContext } from '../context.js';
 import type { TaskEvent } from '../event-bus/event-bus.js';
 import type { StoredTask, TaskScope } from '../stores/task-store.js';
 import { savedRecordOf } from '../task-manager.js';
-import { snapshotTask } from '../task-snapshot.js';
+import { snapshotRecord } from '../task-snapshot.js';
 import type { HandlerDependencies } from './dependencies.js';
 import { shuttingDown } from './refusals.js';
 
@@ -39,7 +39,7 @@ export class SettlementWatch {
     if (event.executionEnded || !isSettled(event.state)) return;
     const record = savedRecordOf(event);
     // A snapshot now: the manager extends the record's arrays in place on the task's next change.
-    this.#settled = record ? { ...record, task: snapshotTask(record.task) } : READ_TASK;
+    this.#settled = record ? snapshotRecord(record) : READ_TASK;
     this.#onSettled?.();
   };
 

@@ -5,7 +5,7 @@
  */
 import { formatTimestamp } from '../../../model/timestamp.js';
 import type { TaskState } from '../../../model/enums.js';
-import { snapshotTask } from '../../task-snapshot.js';
+import { snapshotRecord } from '../../task-snapshot.js';
 import type { StoredTask, TaskScope } from '../task-store.js';
 
 /**
@@ -156,5 +156,5 @@ function unpack(row: PackedTask, id: string, scope: TaskScope): StoredTask {
  */
 export function toStored(row: TaskRow, id: string, scope: TaskScope): StoredTask {
   if (row instanceof PackedTask) return unpack(row, id, scope);
-  return { ...row, task: snapshotTask(row.task) };
+  return snapshotRecord(row);
 }
