@@ -19,27 +19,9 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export function requestFingerprint(request: SendMessageRequest): string {
   const canonical = `[${canonicalMessage(request.message)},${canonicalJson(request.metadata)}]`;
-  // A short canonical form is its own fingerprint (no digest to compute, about as long as
-  // one); a longer one is its SHA-256. The two never look alike: the canonical form starts
-  // with `[`, which base64url does not use.
-  if (canonical.length <= MAX_LITERAL_FINGERPRINT) return canonical;
+  // The whole digest: a flat string, where a slice of it would keep the digest alive beside it
+  // (the record holds the fingerprint for the idempotency window).
   return hash('sha256', canonical, 'base64url');
-}
-
-/** Longest canonical form used as its own fingerprint. */
-const MAX_LITERAL_FINGERPRINT = 128;
-
-/**
- * Whether a recorded fingerprint and a request's are the same message. A record written
- * before short forms were kept literally holds the digest of a short form: compared digest to
- * digest.
- */
-export function sameFingerprint(recorded: string, fingerprint: string): boolean {
-  if (recorded === fingerprint) return true;
-  if (fingerprint.startsWith('[') && !recorded.startsWith('[')) {
-    return recorded === hash('sha256', fingerprint, 'base64url');
-  }
-  return false;
 }
 
 // The fields of Message (but messageId) and of Part in sorted order: the known shapes skip the
