@@ -125,9 +125,13 @@ export async function startPushServer(
 }
 
 /** Waits (bounded) until `done()` holds; throws with `what` when it never does. */
-export async function until(done: () => boolean, what: string, maxMs = 20_000): Promise<void> {
+export async function until(
+  done: () => boolean | Promise<boolean>,
+  what: string,
+  maxMs = 20_000,
+): Promise<void> {
   const end = Date.now() + maxMs;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
