@@ -10,6 +10,7 @@ import { agentArtifact, agentMessage } from './agent-input.js';
 import { checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
 import { IllegalTaskEventError, statusChange, type TaskChange } from './task-changes.js';
+import { stagedWriteOf } from './staged-changes.js';
 import type { TaskManager } from './task-manager.js';
 import { snapshotRecord } from './task-snapshot.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
@@ -63,6 +64,11 @@ export class ExecutionSink implements TaskEventSink {
   #last: StoredTask | undefined;
   /** Set as soon as execute() settled: later calls are refused at once. */
   #returned = false;
+  /**
+   * Why one of this execution's staged events was not written (the store failed): its later
+   * events are refused, and its end records the task as FAILED.
+   */
+  #writeFailure: unknown;
   /** Artifact ids whose last chunk was sent by this execution. */
   #finished: Set<string> | undefined;
   #resolveOutcome!: (outcome: ExecutionOutcome) => void;
@@ -119,13 +125,16 @@ export class ExecutionSink implements TaskEventSink {
         await this.#create(state, msg, undefined);
         return;
       }
-      this.#last = await this.#init.manager.setStatus(
-        this.#init.scope,
-        this.taskId,
-        state,
-        msg,
-        metadata,
-        this.#latest(),
+      this.#last = this.#track(
+        await this.#init.manager.setStatus(
+          this.#init.scope,
+          this.taskId,
+          state,
+          msg,
+          metadata,
+          this.#latest(),
+          true,
+        ),
       );
     });
   }
@@ -145,11 +154,14 @@ export class ExecutionSink implements TaskEventSink {
         }
         await this.#create(TaskState.WORKING, undefined, [built]);
       } else {
-        this.#last = await this.#init.manager.addArtifact(this.#init.scope, this.taskId, built, {
-          ...(options.append ? { append: true } : {}),
-          ...(options.lastChunk ? { lastChunk: true } : {}),
-          latest: this.#latest(),
-        });
+        this.#last = this.#track(
+          await this.#init.manager.addArtifact(this.#init.scope, this.taskId, built, {
+            ...(options.append ? { append: true } : {}),
+            ...(options.lastChunk ? { lastChunk: true } : {}),
+            latest: this.#latest(),
+            staged: true,
+          }),
+        );
       }
       if (options.lastChunk) (this.#finished ??= new Set()).add(built.artifactId);
     });
@@ -173,15 +185,21 @@ export class ExecutionSink implements TaskEventSink {
       if (state !== undefined && isTerminalState(state)) {
         throw new IllegalTaskEventError(`task is ${state}, a terminal state; it cannot become COMPLETED`);
       }
-      if (built)
-        this.#last = await manager.addArtifact(scope, this.taskId, built, { latest: this.#latest() });
-      this.#last = await manager.setStatus(
-        scope,
-        this.taskId,
-        TaskState.COMPLETED,
-        msg,
-        undefined,
-        this.#latest(),
+      if (built) {
+        this.#last = this.#track(
+          await manager.addArtifact(scope, this.taskId, built, { latest: this.#latest(), staged: true }),
+        );
+      }
+      this.#last = this.#track(
+        await manager.setStatus(
+          scope,
+          this.taskId,
+          TaskState.COMPLETED,
+          msg,
+          undefined,
+          this.#latest(),
+          true,
+        ),
       );
     });
   }
@@ -206,11 +224,35 @@ export class ExecutionSink implements TaskEventSink {
     return this.status(TaskState.CANCELED, reason);
   }
 
-  /** Refuses further events without applying the return rules (used after a cancel hook). */
+  written(): Promise<void> {
+    return this.#chain.then(() => {
+      const failure = (): never => {
+        throw writeFailed(this.#writeFailure);
+      };
+      if (this.#writeFailure !== undefined) failure();
+      const written = this.#last && stagedWriteOf(this.#last);
+      return written?.then(undefined, (error: unknown) => {
+        this.#onWriteFailed(error);
+        failure();
+      });
+    });
+  }
+
+  /**
+   * Refuses further events without applying the return rules (used after a cancel hook), and
+   * resolves once the accepted ones are written (or failed to be): the caller reads the store next.
+   */
   async seal(): Promise<void> {
     this.#returned = true;
-    await this.#chain;
+    await this.#settleWrites();
     this.#phase = 'closed';
+  }
+
+  /** Waits for the accepted events' steps and the write of the last one; never rejects. */
+  async #settleWrites(): Promise<void> {
+    await this.#chain;
+    const written = this.#last && stagedWriteOf(this.#last);
+    if (written) await written.then(undefined, this.#onWriteFailed);
   }
 
   /**
@@ -226,10 +268,16 @@ export class ExecutionSink implements TaskEventSink {
    */
   async finish(error: unknown, threw: boolean, serverStopped = false, handBack = false): Promise<boolean> {
     this.#returned = true;
-    await this.#chain;
+    // The end is decided on what was written: wait for the accepted events to be.
+    await this.#settleWrites();
     const phase = this.#phase;
     this.#phase = 'closed';
     if (phase === 'replied') return false;
+    if (this.#writeFailure !== undefined) {
+      // The agent's last events are not in the store: the task ends FAILED, saying why.
+      error = new Error(`the server could not record the agent's events (${errorText(this.#writeFailure)})`);
+      threw = true;
+    }
     if (phase === 'fresh') {
       if (serverStopped) {
         this.#rejectOutcome(
@@ -256,7 +304,7 @@ export class ExecutionSink implements TaskEventSink {
     // end is decided on the stored task inside its serialized section: applied exactly once.
     // The agent's own last event ended the task: a terminal task never changes, so there is
     // nothing to decide and no need to read it again (the common end of every task).
-    const lastState = this.#last?.task.status.state;
+    const lastState = this.#writeFailure === undefined ? this.#last?.task.status.state : undefined;
     if (lastState !== undefined && isTerminalState(lastState)) return false;
     const { manager, scope } = this.#init;
     let untouched: StoredTask | undefined;
@@ -303,20 +351,46 @@ export class ExecutionSink implements TaskEventSink {
     artifacts: Artifact[] | undefined,
   ): Promise<void> {
     const { manager, scope, clientMessage, requestMetadata } = this.#init;
-    const record = await manager.create(scope, {
-      id: this.taskId,
-      contextId: this.contextId,
-      state,
-      history: [clientMessage],
-      ...(statusMessage ? { statusMessage } : {}),
-      ...(artifacts ? { artifacts } : {}),
-      ...(requestMetadata ? { metadata: requestMetadata } : {}),
-    });
+    const record = await manager.create(
+      scope,
+      {
+        id: this.taskId,
+        contextId: this.contextId,
+        state,
+        history: [clientMessage],
+        ...(statusMessage ? { statusMessage } : {}),
+        ...(artifacts ? { artifacts } : {}),
+        ...(requestMetadata ? { metadata: requestMetadata } : {}),
+      },
+      true,
+    );
     this.#phase = 'task';
     this.#last = record;
     // A snapshot: this execution's next events extend the stored task's arrays in place.
-    this.#resolveOutcome({ kind: 'task', record: snapshotRecord(record) });
+    const outcome: ExecutionOutcome = { kind: 'task', record: snapshotRecord(record) };
+    const written = stagedWriteOf(record);
+    if (!written) this.#resolveOutcome(outcome);
+    else {
+      // The client hears of the task only once it is written.
+      written.then(
+        () => this.#resolveOutcome(outcome),
+        (error: unknown) => {
+          this.#onWriteFailed(error);
+          this.#rejectOutcome(error);
+        },
+      );
+    }
   }
+
+  /** Watches a staged event's write: a failure refuses the execution's later events. */
+  #track(record: StoredTask): StoredTask {
+    stagedWriteOf(record)?.then(undefined, this.#onWriteFailed);
+    return record;
+  }
+
+  readonly #onWriteFailed = (error: unknown): void => {
+    this.#writeFailure ??= error;
+  };
 
   /**
    * The latest record this execution knows (its last write, or the task it continues), which
@@ -328,6 +402,7 @@ export class ExecutionSink implements TaskEventSink {
   }
 
   #checkOpen(): void {
+    if (this.#writeFailure !== undefined) throw writeFailed(this.#writeFailure);
     if (this.#phase === 'replied') {
       throw new InvalidAgentResponseError(
         'the agent already replied with a message; it cannot also emit task events',
@@ -367,6 +442,13 @@ export class ExecutionSink implements TaskEventSink {
   #message(input: MessageInput, inTask = true): Message {
     return agentMessage(input, this.contextId, inTask ? this.taskId : undefined);
   }
+}
+
+/** Why an execution whose event could not be written takes no more events. */
+function writeFailed(failure: unknown): UnavailableError {
+  return new UnavailableError(
+    `the server could not record this task's events (${errorText(failure)}); it takes no more`,
+  );
 }
 
 /** A short, stack-free description of something thrown. */

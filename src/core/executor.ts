@@ -79,8 +79,13 @@ export interface ArtifactChunkOptions {
 
 /**
  * Where an agent sends its output, bound to one task. Each method resolves once the event is
- * persisted and published. Illegal events (anything after a terminal state, a direct reply
- * after the task started, ...) reject with InvalidAgentResponseError and change nothing.
+ * accepted: checked, applied in order, and saved, or (on a store that writes in batches:
+ * SQLite) queued for the next write, so that the events an agent sends one after another are
+ * written together. Either way an event is published (streams, push, a waiting SendMessage)
+ * only once it is durable, after the events before it. Call {@link TaskEventSink.written}
+ * before anything outside the task relies on an event being stored. Illegal events (anything
+ * after a terminal state, a direct reply after the task started, ...) reject with
+ * InvalidAgentResponseError and change nothing.
  */
 export interface TaskEventSink {
   /** The task's id. */
@@ -107,6 +112,13 @@ export interface TaskEventSink {
   reject(reason: MessageInput): Promise<void>;
   /** Ends the task as CANCELED. */
   cancel(reason?: MessageInput): Promise<void>;
+  /**
+   * Resolves once every event accepted so far is durable in the store and published; rejects
+   * (UnavailableError) when one could not be written: then later events are refused and the
+   * task ends FAILED. For an agent about to act on the strength of an event (a sub-task id
+   * recorded before the sub-task is followed, work acknowledged elsewhere).
+   */
+  written(): Promise<void>;
 }
 
 /** The one thing an agent author writes. */

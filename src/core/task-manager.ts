@@ -35,7 +35,8 @@ import {
   taskSize,
   type TaskLimits,
 } from './task-size.js';
-import { ownArtifact, snapshotTask } from './task-snapshot.js';
+import { ownArtifact, snapshotRecord, snapshotTask } from './task-snapshot.js';
+import { StagedChanges, stagerOf } from './staged-changes.js';
 import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12)
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
@@ -121,6 +122,10 @@ export class TaskManager {
   readonly #limits: TaskLimits;
   /** PUSH HOOK (issue 12): when set, every save goes through it to enqueue its notifications. */
   #push: PushChangeWriter | undefined;
+  /** The store's write-behind save, when it has one. */
+  readonly #stage: TaskStore['stage'];
+  /** The agent's changes staged and not yet published. */
+  readonly #staged: StagedChanges;
 
   constructor(
     readonly store: TaskStore,
@@ -139,6 +144,8 @@ export class TaskManager {
       maxBytes: positiveLimit(options.maxTaskBytes, DEFAULT_MAX_TASK_BYTES, 'maxTaskBytes'),
     };
     this.#onInterruptedExpired = options.onInterruptedExpired;
+    this.#stage = stagerOf(store);
+    this.#staged = new StagedChanges(bus);
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       this.#interrupted = new InterruptedTaskTimer(timeoutMs, (ref) => void this.#expire(ref));
       const listed = store.listInterrupted?.();
@@ -178,13 +185,21 @@ export class TaskManager {
     this.#interrupted?.close();
   }
 
-  /** Reads a task the caller may see. */
+  /**
+   * Reads a task the caller may see, as stored once the changes this process staged for it so
+   * far are written (so a read after an agent's event never sees an older version).
+   */
   get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
-    return this.store.get(scope, id);
+    const staged = this.#staged.of(scope.tenant, id);
+    if (!staged) return this.store.get(scope, id);
+    const read = (): Promise<StoredTask | undefined> => this.store.get(scope, id);
+    return staged.tail.then(read, read);
   }
 
-  /** Creates a task and publishes it as a `task` event. */
-  create(scope: TaskScope, init: NewTask): Promise<StoredTask> {
+  /**
+   * Creates a task and publishes it as a `task` event. `staged`: see {@link TaskManager.update}.
+   */
+  create(scope: TaskScope, init: NewTask, staged = false): Promise<StoredTask> {
     if (!isKnownState(init.state) || init.state === TaskState.UNSPECIFIED) {
       return Promise.reject(new IllegalTaskEventError(`a task cannot start in ${String(init.state)}`));
     }
@@ -207,6 +222,12 @@ export class TaskManager {
         statusTimeMs: now,
       };
       const response: StreamResponse = { task: snapshotTask(task) };
+      const stage = staged ? this.#stager() : undefined;
+      if (stage) {
+        const written = stage(record, 0);
+        if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
+        return this.#chainStaged(scope.tenant, record, written, response);
+      }
       await this.#save(record, 0, response); // PUSH HOOK (issue 12): was store.save(record, 0)
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
       const event = withRecord({ taskId: task.id, version: 1, state: init.state, response }, record);
@@ -223,17 +244,36 @@ export class TaskManager {
    * current task without reading the store; when someone else wrote since, the save's
    * version check refuses it and the change is retried on the stored task. Only the writer of
    * `latest` may pass it: its arrays are extended in place.
+   *
+   * `staged` (the agent's own events): on a store that stages ({@link TaskStore.stage}), the
+   * change is queued and the record returned at once, so the agent's next event can join the
+   * same write; its event is published once it is durable, after the task's earlier events.
+   * Nothing is told to a client before that: a caller that answers a client with the record
+   * waits for {@link stagedWriteOf} first. Elsewhere (and with a push outbox) it is saved as usual.
    */
   update(
     scope: TaskScope,
     taskId: string,
     change: (current: StoredTask) => TaskChange,
     latest?: StoredTask,
+    staged = false,
   ): Promise<StoredTask> {
     return this.#order.run(scope.tenant, taskId, async () => {
       for (let attempt = 0; ; attempt++) {
+        const pending = this.#staged.of(scope.tenant, taskId);
+        // A broken chain: the agent's later events cannot follow the ones that were lost.
+        if (staged && pending?.failed !== undefined) throw pending.failed;
+        // The newest record in this process is the staged one (the store has it only once
+        // written). A change saved otherwise works on a copy: extending the staged record's
+        // arrays would put this change into the staged row, which is serialized later.
         const current =
-          attempt === 0 && latest?.task.id === taskId ? latest : await this.store.get(scope, taskId);
+          attempt === 0 && pending && pending.failed === undefined
+            ? staged
+              ? pending.record
+              : snapshotRecord(pending.record)
+            : attempt === 0 && latest?.task.id === taskId
+              ? latest
+              : await this.store.get(scope, taskId);
         if (!current) throw new IllegalTaskEventError(`task ${taskId} does not exist`);
         const before = taskSize(current.task);
         const changed = change(current);
@@ -256,6 +296,16 @@ export class TaskManager {
           version: current.version + 1,
           statusTimeMs,
         };
+        const stage = staged ? this.#stager() : undefined;
+        if (stage) {
+          const written = stage(record, current.version, {
+            statusUnchanged,
+            previousState: current.task.status.state,
+          });
+          if (size) remember(task, size);
+          if (this.#interrupted) this.#timeInterrupted(current, record);
+          return this.#chainStaged(scope.tenant, record, written, response);
+        }
         try {
           // PUSH HOOK (issue 12): was store.save
           await this.#save(record, current.version, response, {
@@ -269,20 +319,50 @@ export class TaskManager {
         }
         if (size) remember(task, size);
         if (this.#interrupted) this.#timeInterrupted(current, record);
+        // Saved after staged changes: its event follows theirs.
+        if (pending) await this.#staged.savedAfter(scope.tenant, pending, record);
         if (response) {
           const event = withRecord(
             { taskId, version: record.version, state: task.status.state, response },
             record,
           );
-          const pending = this.bus.publish({ tenant: scope.tenant, taskId }, event);
-          if (pending) await pending;
+          const published = this.bus.publish({ tenant: scope.tenant, taskId }, event);
+          if (published) await published;
         }
         return record;
       }
     });
   }
 
-  /** Moves a task to `state` with an optional status message (added to history too). */
+  /** The store's stage method, when this manager stages (no push outbox: its writes are its own). */
+  #stager(): TaskStore['stage'] {
+    return this.#push ? undefined : this.#stage;
+  }
+
+  /** Hands a staged change's event to the chain of its task (published once written). */
+  async #chainStaged(
+    tenant: string,
+    record: StoredTask,
+    written: Promise<void>,
+    response: StreamResponse | undefined,
+  ): Promise<StoredTask> {
+    const state = record.task.status.state;
+    // Published later than now: an interrupted task may change again before (a terminal one
+    // never does), so its settling event carries a snapshot of this version.
+    const event = response
+      ? withRecord(
+          { taskId: record.task.id, version: record.version, state, response },
+          isInterruptedState(state) ? snapshotRecord(record) : record,
+        )
+      : undefined;
+    await this.#staged.add(tenant, record, written, event);
+    return record;
+  }
+
+  /**
+   * Moves a task to `state` with an optional status message (added to history too).
+   * `latest`, `staged`: see {@link TaskManager.update}.
+   */
   setStatus(
     scope: TaskScope,
     taskId: string,
@@ -290,12 +370,14 @@ export class TaskManager {
     message?: Message,
     metadata?: Record<string, unknown>,
     latest?: StoredTask,
+    staged = false,
   ): Promise<StoredTask> {
     return this.update(
       scope,
       taskId,
       (current) => statusChange(current.task, state, message, metadata),
       latest,
+      staged,
     );
   }
 
@@ -310,6 +392,8 @@ export class TaskManager {
       metadata?: Record<string, unknown>;
       /** See {@link TaskManager.update}. */
       latest?: StoredTask;
+      /** See {@link TaskManager.update}. */
+      staged?: boolean;
     } = {},
   ): Promise<StoredTask> {
     return this.update(
@@ -317,6 +401,7 @@ export class TaskManager {
       taskId,
       (current) => artifactChange(current.task, artifact, options),
       options.latest,
+      options.staged === true,
     );
   }
 
@@ -381,14 +466,15 @@ export class TaskManager {
 
   /** Publishes that an execution ended leaving the task in `state` (no store change). */
   publishExecutionEnded(scope: TaskScope, record: StoredTask): Promise<void> {
-    return this.#order.run(scope.tenant, record.task.id, () =>
-      this.#publish(scope.tenant, {
+    return this.#order.run(scope.tenant, record.task.id, async () => {
+      await this.#staged.published(scope.tenant, record.task.id);
+      await this.#publish(scope.tenant, {
         taskId: record.task.id,
         version: record.version,
         state: record.task.status.state,
         executionEnded: true,
-      }),
-    );
+      });
+    });
   }
 
   async #publish(tenant: string, event: TaskEvent): Promise<void> {

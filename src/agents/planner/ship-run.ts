@@ -183,6 +183,7 @@ export class ShipRun {
       name: `${subtaskArtifactId(step)}.json`,
       data: { ...ref },
     });
+    await this.task.written();
     await this.progress({
       step,
       agent: ref.agent,

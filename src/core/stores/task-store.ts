@@ -131,6 +131,19 @@ export interface TaskStore {
    */
   save(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void>;
   /**
+   * Optional write-behind save, for a store that writes in batches (SQLite): queues the write
+   * of `record` and returns at once, without reading or checking anything. Stages of one task
+   * that follow each other directly (each `expectedVersion` the version of the record staged
+   * before it) and are queued before the batch is written become one row write, of the latest
+   * record, serialized when the batch is written (so the caller may extend the arrays of a
+   * staged record in place for its next stage, never after it). The promise resolves once the
+   * write is durable and rejects as {@link TaskVersionConflictError} when the row was not at
+   * the expected version by then (that write changed nothing), or with the store's error.
+   * Only the TaskManager stages, for the agent's own changes, and it publishes a staged change
+   * only after its promise resolved.
+   */
+  stage?(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void>;
+  /**
    * A page of tasks matching `query`, newest `status.timestamp` first (ties: larger id first),
    * starting strictly after `query.after`. The cursor guarantee every store keeps: walking
    * the pages, each task that existed when the walk began and whose status did not change

@@ -32,7 +32,7 @@ import {
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
 import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
-import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-store.js';
+import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-rows.js';
 import { AT_COMMIT, SqliteDatabase } from './database.js';
 
 /** Options of {@link SqlitePushOutbox}. */

@@ -1,0 +1,67 @@
+/**
+ * The SQLite store's write-behind saves (`TaskStore.stage`): an agent that awaits each
+ * event (working, the artifact, complete) gets its next call at once instead of a commit and a
+ * sync later, and the changes of one task queued for the same batch are written as one row
+ * write of the latest record: one statement and one JSON document instead of one per event.
+ */
+import { TaskVersionConflictError, type SaveChange, type StoredTask } from '../task-store.js';
+import type { SqliteDatabase } from './database.js';
+import { writeTaskRow, type TaskRowStatements } from './task-rows.js';
+
+/** One row write waiting for the next batch: the first stage's expected version, the latest record. */
+interface StagedRow {
+  record: StoredTask;
+  readonly expectedVersion: number;
+  /** False once any stage of the chain changed the status (then the status columns are set). */
+  statusUnchanged: boolean;
+  /** The state the chain replaces (the first stage's hint). */
+  readonly previousState: SaveChange['previousState'];
+  written?: Promise<void>;
+}
+
+/** The staged row writes of one SQLite connection, by task, until their batch is written. */
+export class StagedTaskWrites {
+  /** The open (not yet written) row of each task with stages in the next batch. */
+  readonly #open = new Map<string, StagedRow>();
+
+  constructor(
+    private readonly database: SqliteDatabase,
+    private readonly rows: TaskRowStatements,
+  ) {}
+
+  /** See `TaskStore.stage`. */
+  stage(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
+    if (record.version <= expectedVersion) {
+      return Promise.reject(new TaskVersionConflictError(record.task.id));
+    }
+    const key = `${record.tenant}\u0000${record.owner}\u0000${record.task.id}`;
+    const open = this.#open.get(key);
+    if (open && open.record.version === expectedVersion) {
+      open.record = record;
+      if (change?.statusUnchanged === false) open.statusUnchanged = false;
+      return open.written!;
+    }
+    // A new row write: the task's first stage in this batch, or one after a save of another
+    // kind (queued between them, so the chain cannot be joined).
+    const row: StagedRow = {
+      record,
+      expectedVersion,
+      statusUnchanged: change?.statusUnchanged !== false,
+      previousState: change?.previousState,
+    };
+    this.#open.set(key, row);
+    row.written = this.database.write(() => {
+      if (this.#open.get(key) === row) this.#open.delete(key);
+      const latest = row.record;
+      const hint: SaveChange | undefined =
+        row.expectedVersion === 0
+          ? undefined
+          : {
+              statusUnchanged: row.statusUnchanged,
+              ...(row.previousState !== undefined ? { previousState: row.previousState } : {}),
+            };
+      writeTaskRow(this.rows, latest, row.expectedVersion, JSON.stringify(latest.task), hint);
+    });
+    return row.written;
+  }
+}
