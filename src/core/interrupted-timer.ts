@@ -3,10 +3,11 @@
  * `TASK_STATE_AUTH_REQUIRED`): one timer for all of them, and the status message of a task
  * failed for waiting too long.
  */
-import { Role, TaskState } from '../model/enums.js';
+import { isInterruptedState, Role, TaskState } from '../model/enums.js';
 import { newId } from '../model/ids.js';
 import type { Message, Task } from '../model/schema.js';
 import type { InterruptedTaskRef, StoredTask } from './stores/task-store.js';
+import { statusChange, type TaskChange } from './task-changes.js';
 
 /** How long an interrupted task waits for the client by default: one hour. */
 export const DEFAULT_INTERRUPTED_TIMEOUT_MS = 60 * 60 * 1000;
@@ -123,6 +124,41 @@ export function waitExpiredMessage(task: Task, timeoutMs: number): Message {
     ],
     taskId: task.id,
     contextId: task.contextId ?? '',
+  };
+}
+
+/** An interrupted task's wait is not over (it was resumed, re-entered, or is gone): no change. */
+class WaitNotExpired extends Error {}
+
+/**
+ * The change that fails a task whose interrupted wait (`timeoutMs`) is over, for
+ * `TaskManager.update`: it runs on the stored task inside the task's serialized section (and
+ * the save is compare-and-set), so a resume that got there first, another replica's expiry,
+ * or a newer interrupted status leaves it alone (the change throws; `stillWaiting` is told of
+ * a task whose wait is not over yet).
+ *
+ * Why FAILED: CANCELED means someone canceled the task (CancelTask, or the agent on a
+ * client's behalf) and makes a later CancelTask succeed as if the client had asked; REJECTED
+ * means the agent declined the work. Here the task could not finish because the input it
+ * needed never came within the server's limit: it "finished with an error" (the proto's
+ * FAILED). The agent-role status message says so, so a client can tell it from an agent fault.
+ */
+export function expiryChange(
+  timeoutMs: number,
+  stillWaiting: (current: StoredTask) => void,
+): (current: StoredTask) => TaskChange {
+  return (current) => {
+    if (!isInterruptedState(current.task.status.state)) throw new WaitNotExpired();
+    if (current.statusTimeMs + timeoutMs > Date.now()) {
+      stillWaiting(current);
+      throw new WaitNotExpired();
+    }
+    return statusChange(
+      current.task,
+      TaskState.FAILED,
+      waitExpiredMessage(current.task, timeoutMs),
+      undefined,
+    );
   };
 }
 

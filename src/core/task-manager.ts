@@ -8,7 +8,8 @@ import { formatTimestamp } from '../model/timestamp.js';
 import { isInterruptedState, TaskState } from '../model/enums.js';
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
-import { InterruptedTaskTimer, refOf, waitExpiredMessage } from './interrupted-timer.js';
+import { expiryChange, InterruptedTaskTimer, refOf } from './interrupted-timer.js';
+import { withRecord } from './published-records.js';
 import { PerTaskOrder } from './per-task-order.js';
 import {
   TaskVersionConflictError,
@@ -41,35 +42,6 @@ import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
-
-/**
- * The record each event published by a TaskManager was saved with (see {@link savedRecordOf}),
- * under a symbol: JSON leaves it out, so a bus that serializes events never carries it, and
- * setting it costs a property where a WeakMap entry cost an ephemeron per event (about two
- * microseconds per task with its garbage collection).
- */
-const SAVED_RECORD = Symbol('saved record');
-
-/** A published event with the record it was saved with. */
-interface SavedTaskEvent extends TaskEvent {
-  [SAVED_RECORD]?: StoredTask;
-}
-
-/** `event` (built by this manager) carrying its record. */
-function withRecord(event: SavedTaskEvent, record: StoredTask): TaskEvent {
-  event[SAVED_RECORD] = record;
-  return event;
-}
-
-/**
- * The record `event` was saved with, when a TaskManager of this process published it and the
- * bus handed its listener the very object (the in-process bus does), else undefined. The
- * record is the manager's own: the task's later changes extend its arrays in place, so a
- * reader keeping it past the listener call takes a snapshot.
- */
-export function savedRecordOf(event: TaskEvent): StoredTask | undefined {
-  return (event as SavedTaskEvent)[SAVED_RECORD];
-}
 
 /** Fields of a new task. */
 export interface NewTask {
@@ -107,9 +79,6 @@ export interface TaskManagerOptions {
    */
   maxTaskBytes?: number;
 }
-
-/** An interrupted task's wait is not over (it was resumed, re-entered, or is gone): no change. */
-class WaitNotExpired extends Error {}
 
 /** Applies events to tasks, persists, then publishes. */
 export class TaskManager {
@@ -425,36 +394,18 @@ export class TaskManager {
   }
 
   /**
-   * Fails a task whose interrupted wait is over. The check runs on the stored task inside the
-   * task's serialized section (and the save is compare-and-set), so a resume that got there
-   * first, another replica's expiry, or a newer interrupted status leaves it alone.
-   *
-   * Why FAILED: CANCELED means someone canceled the task (CancelTask, or the agent on a
-   * client's behalf) and makes a later CancelTask succeed as if the client had asked; REJECTED
-   * means the agent declined the work. Here the task could not finish because the input it
-   * needed never came within the server's limit: it "finished with an error" (the proto's
-   * FAILED). The agent-role status message says so, so a client can tell it from an agent fault.
+   * Fails a task whose interrupted wait is over (see {@link expiryChange}); a wait found not
+   * over is timed again.
    */
   async #expire(ref: InterruptedTaskRef): Promise<void> {
-    const scope: TaskScope = { tenant: ref.tenant, owner: ref.owner };
-    const timeoutMs = this.#interruptedTimeoutMs;
     let stillWaiting: StoredTask | undefined;
     let record: StoredTask;
     try {
-      record = await this.update(scope, ref.taskId, (current) => {
-        const state = current.task.status.state;
-        if (!isInterruptedState(state)) throw new WaitNotExpired();
-        if (current.statusTimeMs + timeoutMs > Date.now()) {
-          stillWaiting = current;
-          throw new WaitNotExpired();
-        }
-        return statusChange(
-          current.task,
-          TaskState.FAILED,
-          waitExpiredMessage(current.task, timeoutMs),
-          undefined,
-        );
-      });
+      record = await this.update(
+        { tenant: ref.tenant, owner: ref.owner },
+        ref.taskId,
+        expiryChange(this.#interruptedTimeoutMs, (current) => (stillWaiting = current)),
+      );
     } catch {
       // Not due yet (a newer interrupted status, written elsewhere): wait again. Resumed, gone,
       // or a store failure: nothing to do here (a restart's listInterrupted finds it again).

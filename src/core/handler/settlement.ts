@@ -4,7 +4,7 @@ import { isInterruptedState, isTerminalState, type TaskState } from '../../model
 import type { ServerCallContext } from '../context.js';
 import type { TaskEvent } from '../event-bus/event-bus.js';
 import type { StoredTask, TaskScope } from '../stores/task-store.js';
-import { savedRecordOf } from '../task-manager.js';
+import { savedRecordOf } from '../published-records.js';
 import { snapshotRecord } from '../task-snapshot.js';
 import type { HandlerDependencies } from './dependencies.js';
 import { shuttingDown } from './refusals.js';
