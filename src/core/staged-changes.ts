@@ -4,7 +4,9 @@
  * write is durable, and none after a write that failed.
  */
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
-import type { StoredTask, TaskStore } from './stores/task-store.js';
+import type { StreamResponse } from '../model/schema.js';
+import type { PushChangeWriter } from './push/outbox.js';
+import type { SaveChange, StoredTask, TaskStore } from './stores/task-store.js';
 
 /** The write of a staged change (see {@link stagedWriteOf}), on the record it made. */
 const STAGED_WRITE = Symbol('staged write');
@@ -116,9 +118,25 @@ export class StagedChanges {
   }
 }
 
-/** The stage method of `store`, bound, when it has one. */
-export function stagerOf(store: TaskStore): TaskStore['stage'] {
-  return store.stage ? store.stage.bind(store) : undefined;
+/** A write-behind save of a change and its event (see `TaskStore.stage`). */
+export type StageWrite = (
+  record: StoredTask,
+  expectedVersion: number,
+  event: StreamResponse | undefined,
+  change?: SaveChange,
+) => Promise<void>;
+
+/** The stage of `store`, when it has one. */
+export function stagerOf(store: TaskStore): StageWrite | undefined {
+  if (!store.stage) return undefined;
+  return (record, expectedVersion, _event, change) => store.stage!(record, expectedVersion, change);
+}
+
+/** The stage of a push outbox writing `store`'s changes, when it has one. */
+export function pushStagerOf(push: PushChangeWriter, store: TaskStore): StageWrite | undefined {
+  if (!push.stageChange) return undefined;
+  return (record, expectedVersion, event, change) =>
+    push.stageChange!(store, record, expectedVersion, event, change);
 }
 
 function key(tenant: string, taskId: string): string {

@@ -37,7 +37,7 @@ import {
   type TaskLimits,
 } from './task-size.js';
 import { ownArtifact, snapshotRecord, snapshotTask } from './task-snapshot.js';
-import { StagedChanges, stagerOf } from './staged-changes.js';
+import { pushStagerOf, StagedChanges, stagerOf, type StageWrite } from './staged-changes.js';
 import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12)
 
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
@@ -91,8 +91,8 @@ export class TaskManager {
   readonly #limits: TaskLimits;
   /** PUSH HOOK (issue 12): when set, every save goes through it to enqueue its notifications. */
   #push: PushChangeWriter | undefined;
-  /** The store's write-behind save, when it has one. */
-  readonly #stage: TaskStore['stage'];
+  /** The write-behind save of the agent's changes, when the store (or push outbox) has one. */
+  #stage: StageWrite | undefined;
   /** The agent's changes staged and not yet published. */
   readonly #staged: StagedChanges;
 
@@ -135,6 +135,8 @@ export class TaskManager {
    */
   attachPushOutbox(writer: PushChangeWriter): void {
     this.#push = writer;
+    // The outbox writes the rows now: staged only when it stages too (with the notifications).
+    this.#stage = pushStagerOf(writer, this.store);
   }
 
   /** PUSH HOOK (issue 12): `store.save`, through the push outbox when one is attached. */
@@ -191,9 +193,9 @@ export class TaskManager {
         statusTimeMs: now,
       };
       const response: StreamResponse = { task: snapshotTask(task) };
-      const stage = staged ? this.#stager() : undefined;
+      const stage = staged ? this.#stage : undefined;
       if (stage) {
-        const written = stage(record, 0);
+        const written = stage(record, 0, response);
         if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
         return this.#chainStaged(scope.tenant, record, written, response);
       }
@@ -218,7 +220,7 @@ export class TaskManager {
    * change is queued and the record returned at once, so the agent's next event can join the
    * same write; its event is published once it is durable, after the task's earlier events.
    * Nothing is told to a client before that: a caller that answers a client with the record
-   * waits for {@link stagedWriteOf} first. Elsewhere (and with a push outbox) it is saved as usual.
+   * waits for {@link stagedWriteOf} first. Elsewhere it is saved as usual.
    */
   update(
     scope: TaskScope,
@@ -265,9 +267,9 @@ export class TaskManager {
           version: current.version + 1,
           statusTimeMs,
         };
-        const stage = staged ? this.#stager() : undefined;
+        const stage = staged ? this.#stage : undefined;
         if (stage) {
-          const written = stage(record, current.version, {
+          const written = stage(record, current.version, response, {
             statusUnchanged,
             previousState: current.task.status.state,
           });
@@ -301,11 +303,6 @@ export class TaskManager {
         return record;
       }
     });
-  }
-
-  /** The store's stage method, when this manager stages (no push outbox: its writes are its own). */
-  #stager(): TaskStore['stage'] {
-    return this.#push ? undefined : this.#stage;
   }
 
   /** Hands a staged change's event to the chain of its task (published once written). */

@@ -94,6 +94,18 @@ export interface PushChangeWriter {
     event: StreamResponse | undefined,
     change?: SaveChange,
   ): Promise<void>;
+  /**
+   * Optional: {@link PushChangeWriter.saveChange} as a write-behind stage (see
+   * `TaskStore.stage`): queued at once, the stages of one task queued together written as one
+   * row write with every stage's notifications, in order, in one transaction.
+   */
+  stageChange?(
+    store: TaskStore,
+    record: StoredTask,
+    expectedVersion: number,
+    event: StreamResponse | undefined,
+    change?: SaveChange,
+  ): Promise<void>;
 }
 
 /** The outbox: written with task changes, drained by delivery workers, inspected by operators. */

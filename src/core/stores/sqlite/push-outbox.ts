@@ -32,6 +32,7 @@ import {
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
 import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
+import { StagedTaskWrites } from './staged-writes.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-rows.js';
 import { AT_COMMIT, SqliteDatabase } from './database.js';
 
@@ -70,11 +71,13 @@ export class SqlitePushOutbox implements PushOutbox {
       record: StoredTask,
       expectedVersion: number,
       doc: string,
-      payload: string,
+      payloads: readonly string[],
       change: SaveChange | undefined,
       configIds: readonly string[],
     ) => number
   >;
+  /** The TaskManager's staged changes (see `PushChangeWriter.stageChange`). */
+  readonly #staged: StagedTaskWrites;
   readonly #settleTx: Transaction<
     (id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement) => boolean
   >;
@@ -151,10 +154,18 @@ export class SqlitePushOutbox implements PushOutbox {
          ORDER BY settled_ms DESC LIMIT ${PRUNE_CHUNK} OFFSET ?)`,
     );
     this.#saveWithNotifications = db.transaction(
-      (record, expectedVersion, doc, payload, change, configIds) => {
+      (record, expectedVersion, doc, payloads, change, configIds) => {
         writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
-        return this.#enqueueRows(record, payload, configIds);
+        let queued = 0;
+        for (const payload of payloads) queued += this.#enqueueRows(record, payload, configIds);
+        return queued;
       },
+    );
+    this.#staged = new StagedTaskWrites(
+      this.database,
+      (record, expectedVersion, doc, payloads, change) =>
+        this.#saveRows(record, expectedVersion, doc, payloads, change),
+      this.#wake,
     );
     this.#settleTx = db.transaction((id, workerId, attempt, settlement) =>
       this.#settleRows(id, workerId, attempt, settlement),
@@ -176,13 +187,29 @@ export class SqlitePushOutbox implements PushOutbox {
       return Promise.reject(new TaskVersionConflictError(record.task.id));
     }
     const doc = JSON.stringify(record.task);
-    const payload = event ? JSON.stringify(event) : undefined;
+    const payloads = event ? [JSON.stringify(event)] : [];
     return this.database
-      .write(() => this.#saveRows(record, expectedVersion, doc, payload, change))
+      .write(() => this.#saveRows(record, expectedVersion, doc, payloads, change))
       .then((queued) => {
-        if (queued > 0) for (const listener of this.#listeners) listener();
+        if (queued > 0) this.#wake();
       });
   }
+
+  stageChange(
+    _store: TaskStore,
+    record: StoredTask,
+    expectedVersion: number,
+    event: StreamResponse | undefined,
+    change?: SaveChange,
+  ): Promise<void> {
+    // The payload now: the event is this change's, the task document is written later (latest).
+    return this.#staged.stage(record, expectedVersion, change, event ? JSON.stringify(event) : undefined);
+  }
+
+  /** Tells the delivery workers that notifications were enqueued. */
+  readonly #wake = (): void => {
+    for (const listener of this.#listeners) listener();
+  };
 
   /**
    * Writes the task row and enqueues a notification per config. The configs are read first:
@@ -193,19 +220,19 @@ export class SqlitePushOutbox implements PushOutbox {
     record: StoredTask,
     expectedVersion: number,
     doc: string,
-    payload: string | undefined,
+    payloads: readonly string[],
     change: SaveChange | undefined,
   ): number {
     const task = record.task;
     const configIds =
-      payload === undefined
+      payloads.length === 0
         ? []
         : this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
     if (configIds.length === 0) {
       writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
       return 0;
     }
-    return this.#saveWithNotifications(record, expectedVersion, doc, payload!, change, configIds);
+    return this.#saveWithNotifications(record, expectedVersion, doc, payloads, change, configIds);
   }
 
   #enqueueRows(record: StoredTask, payload: string, configIds: readonly string[]): number {
@@ -316,7 +343,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   async replay(id: string): Promise<boolean> {
     const replayed = await this.database.write(() => this.#replay.run(Date.now(), id).changes === 1);
-    if (replayed) for (const listener of this.#listeners) listener();
+    if (replayed) this.#wake();
     return replayed;
   }
 

@@ -6,7 +6,19 @@
  */
 import { TaskVersionConflictError, type SaveChange, type StoredTask } from '../task-store.js';
 import type { SqliteDatabase } from './database.js';
-import { writeTaskRow, type TaskRowStatements } from './task-rows.js';
+
+/**
+ * Writes one staged row: the latest record, the first stage's expected version, the task as
+ * JSON, and the push payloads of every stage in order (empty without a push outbox). Returns
+ * how many notifications it enqueued.
+ */
+export type StagedRowWriter = (
+  record: StoredTask,
+  expectedVersion: number,
+  doc: string,
+  payloads: readonly string[],
+  change: SaveChange | undefined,
+) => number;
 
 /** One row write waiting for the next batch: the first stage's expected version, the latest record. */
 interface StagedRow {
@@ -16,6 +28,8 @@ interface StagedRow {
   statusUnchanged: boolean;
   /** The state the chain replaces (the first stage's hint). */
   readonly previousState: SaveChange['previousState'];
+  /** The push payloads of the chain's stages, in order. */
+  readonly payloads: string[];
   written?: Promise<void>;
 }
 
@@ -24,13 +38,15 @@ export class StagedTaskWrites {
   /** The open (not yet written) row of each task with stages in the next batch. */
   readonly #open = new Map<string, StagedRow>();
 
+  /** `onWritten`: called after each committed row write that enqueued notifications. */
   constructor(
     private readonly database: SqliteDatabase,
-    private readonly rows: TaskRowStatements,
+    private readonly writeRow: StagedRowWriter,
+    private readonly onWritten?: () => void,
   ) {}
 
-  /** See `TaskStore.stage`. */
-  stage(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
+  /** See `TaskStore.stage`; `payload`: the change's push notification (with a push outbox). */
+  stage(record: StoredTask, expectedVersion: number, change?: SaveChange, payload?: string): Promise<void> {
     if (record.version <= expectedVersion) {
       return Promise.reject(new TaskVersionConflictError(record.task.id));
     }
@@ -39,6 +55,7 @@ export class StagedTaskWrites {
     if (open && open.record.version === expectedVersion) {
       open.record = record;
       if (change?.statusUnchanged === false) open.statusUnchanged = false;
+      if (payload !== undefined) open.payloads.push(payload);
       return open.written!;
     }
     // A new row write: the task's first stage in this batch, or one after a save of another
@@ -48,9 +65,10 @@ export class StagedTaskWrites {
       expectedVersion,
       statusUnchanged: change?.statusUnchanged !== false,
       previousState: change?.previousState,
+      payloads: payload === undefined ? [] : [payload],
     };
     this.#open.set(key, row);
-    row.written = this.database.write(() => {
+    const written = this.database.write(() => {
       if (this.#open.get(key) === row) this.#open.delete(key);
       const latest = row.record;
       const hint: SaveChange | undefined =
@@ -60,8 +78,14 @@ export class StagedTaskWrites {
               statusUnchanged: row.statusUnchanged,
               ...(row.previousState !== undefined ? { previousState: row.previousState } : {}),
             };
-      writeTaskRow(this.rows, latest, row.expectedVersion, JSON.stringify(latest.task), hint);
+      return this.writeRow(latest, row.expectedVersion, JSON.stringify(latest.task), row.payloads, hint);
     });
+    const onWritten = this.onWritten;
+    row.written = onWritten
+      ? written.then((queued) => {
+          if (queued > 0) onWritten();
+        })
+      : (written as Promise<unknown> as Promise<void>);
     return row.written;
   }
 }

@@ -60,7 +60,11 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
       'SELECT version, status_time_ms, doc FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ?',
     );
     this.#rows = prepareTaskRowStatements(this.database);
-    this.#staged = new StagedTaskWrites(this.database, this.#rows);
+    const rows = this.#rows;
+    this.#staged = new StagedTaskWrites(this.database, (record, expectedVersion, doc, _payloads, change) => {
+      writeTaskRow(rows, record, expectedVersion, doc, change);
+      return 0;
+    });
     this.#claim = db.prepare(
       `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
