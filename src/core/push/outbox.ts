@@ -99,13 +99,7 @@ export interface PushChangeWriter {
    * `TaskStore.stage`): queued at once, the stages of one task queued together written as one
    * row write with every stage's notifications, in order, in one transaction.
    */
-  stageChange?(
-    store: TaskStore,
-    record: StoredTask,
-    expectedVersion: number,
-    event: StreamResponse | undefined,
-    change?: SaveChange,
-  ): Promise<void>;
+  readonly stageChange?: PushChangeWriter['saveChange'];
 }
 
 /** The outbox: written with task changes, drained by delivery workers, inspected by operators. */

@@ -13,6 +13,7 @@ import { newId } from '../../../model/ids.js';
 import type { StreamResponse } from '../../../model/schema.js';
 import type {
   PushAttempt,
+  PushChangeWriter,
   PushDelivery,
   PushDeliveryQuery,
   PushOutbox,
@@ -195,16 +196,9 @@ export class SqlitePushOutbox implements PushOutbox {
       });
   }
 
-  stageChange(
-    _store: TaskStore,
-    record: StoredTask,
-    expectedVersion: number,
-    event: StreamResponse | undefined,
-    change?: SaveChange,
-  ): Promise<void> {
-    // The payload now: the event is this change's, the task document is written later (latest).
-    return this.#staged.stage(record, expectedVersion, change, event ? JSON.stringify(event) : undefined);
-  }
+  // The payload now: the event is this change's; the task document is written later (the latest).
+  readonly stageChange: PushChangeWriter['saveChange'] = (_store, record, expectedVersion, event, change) =>
+    this.#staged.stage(record, expectedVersion, change, event ? JSON.stringify(event) : undefined);
 
   /** Tells the delivery workers that notifications were enqueued. */
   readonly #wake = (): void => {
