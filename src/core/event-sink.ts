@@ -5,11 +5,12 @@
  */
 import { A2AError, InvalidAgentResponseError, UnavailableError } from '../errors/a2a-error.js';
 import { isTerminalState, TaskState } from '../model/enums.js';
-import type { Artifact, Message, Task } from '../model/schema.js';
+import type { Artifact, Message } from '../model/schema.js';
 import { agentArtifact, agentMessage } from './agent-input.js';
 import { checkAgentMetadata } from './agent-output.js';
 import type { ArtifactChunkOptions, ArtifactInput, MessageInput, TaskEventSink } from './executor.js';
-import { IllegalTaskEventError, statusChange, type TaskChange } from './task-changes.js';
+import { IllegalTaskEventError } from './task-changes.js';
+import { endChange, errorText, isActive, writeFailed } from './execution-end.js';
 import { stagedWriteOf } from './staged-changes.js';
 import type { TaskManager } from './task-manager.js';
 import { snapshotRecord } from './task-snapshot.js';
@@ -22,13 +23,6 @@ import { yieldIfBusy } from './time-slice.js';
  * executions end this way and capturing a stack per execution is costly.
  */
 const NOTHING_TO_FINISH = new Error('nothing to finish');
-
-/** The status message of a task whose execution was stopped by the server's shutdown. */
-const SERVER_STOPPED =
-  'The server stopped before the agent finished this task, so the task was ended unfinished. Send a new message without taskId to start again.';
-
-/** An unfinished task: SUBMITTED or WORKING. */
-const isActive = (state: TaskState): boolean => state === TaskState.SUBMITTED || state === TaskState.WORKING;
 
 /** What the first event of an execution produced. */
 export type ExecutionOutcome =
@@ -61,6 +55,11 @@ export class ExecutionSink implements TaskEventSink {
   #chain: Promise<void> = Promise.resolve();
   /** Steps enqueued and not yet settled. */
   #queued = 0;
+  /**
+   * The latest record this execution knows (its last write, or the task it continues), which
+   * the manager tries as the current task and extends in place; a stale one loses the
+   * version check and the change is retried on the stored task.
+   */
   #last: StoredTask | undefined;
   /** Set as soon as execute() settled: later calls are refused at once. */
   #returned = false;
@@ -132,7 +131,7 @@ export class ExecutionSink implements TaskEventSink {
           state,
           msg,
           metadata,
-          this.#latest(),
+          this.#last,
           true,
         ),
       );
@@ -158,7 +157,7 @@ export class ExecutionSink implements TaskEventSink {
           await this.#init.manager.addArtifact(this.#init.scope, this.taskId, built, {
             ...(options.append ? { append: true } : {}),
             ...(options.lastChunk ? { lastChunk: true } : {}),
-            latest: this.#latest(),
+            latest: this.#last,
             staged: true,
           }),
         );
@@ -187,19 +186,11 @@ export class ExecutionSink implements TaskEventSink {
       }
       if (built) {
         this.#last = this.#track(
-          await manager.addArtifact(scope, this.taskId, built, { latest: this.#latest(), staged: true }),
+          await manager.addArtifact(scope, this.taskId, built, { latest: this.#last, staged: true }),
         );
       }
       this.#last = this.#track(
-        await manager.setStatus(
-          scope,
-          this.taskId,
-          TaskState.COMPLETED,
-          msg,
-          undefined,
-          this.#latest(),
-          true,
-        ),
+        await manager.setStatus(scope, this.taskId, TaskState.COMPLETED, msg, undefined, this.#last, true),
       );
     });
   }
@@ -224,18 +215,9 @@ export class ExecutionSink implements TaskEventSink {
     return this.status(TaskState.CANCELED, reason);
   }
 
-  written(): Promise<void> {
-    return this.#chain.then(() => {
-      const failure = (): never => {
-        throw writeFailed(this.#writeFailure);
-      };
-      if (this.#writeFailure !== undefined) failure();
-      const written = this.#last && stagedWriteOf(this.#last);
-      return written?.then(undefined, (error: unknown) => {
-        this.#onWriteFailed(error);
-        failure();
-      });
-    });
+  async written(): Promise<void> {
+    await this.#settleWrites();
+    if (this.#writeFailure !== undefined) throw writeFailed(this.#writeFailure);
   }
 
   /**
@@ -313,7 +295,7 @@ export class ExecutionSink implements TaskEventSink {
         const change =
           serverStopped && handBack && isActive(current.task.status.state)
             ? undefined
-            : this.#endChange(current.task, error, threw, serverStopped);
+            : endChange(current.task, error, threw, serverStopped, (text) => this.#message(text));
         if (!change) {
           untouched = current;
           throw NOTHING_TO_FINISH;
@@ -329,20 +311,6 @@ export class ExecutionSink implements TaskEventSink {
       return serverStopped && handBack && state !== undefined && isActive(state);
     }
     return false;
-  }
-
-  /** The change that ends an execution on `task`, or undefined when the task stays as it is. */
-  #endChange(task: Task, error: unknown, threw: boolean, serverStopped: boolean): TaskChange | undefined {
-    const state = task.status.state;
-    if (isTerminalState(state)) return undefined;
-    const active = isActive(state);
-    if (serverStopped) {
-      return active
-        ? statusChange(task, TaskState.FAILED, this.#message(SERVER_STOPPED), undefined)
-        : undefined;
-    }
-    if (threw) return statusChange(task, TaskState.FAILED, this.#message(errorText(error)), undefined);
-    return active ? statusChange(task, TaskState.COMPLETED, undefined, undefined) : undefined;
   }
 
   async #create(
@@ -392,15 +360,6 @@ export class ExecutionSink implements TaskEventSink {
     this.#writeFailure ??= error;
   };
 
-  /**
-   * The latest record this execution knows (its last write, or the task it continues), which
-   * the manager tries as the current task and extends in place; a stale one loses the
-   * version check and the change is retried on the stored task.
-   */
-  #latest(): StoredTask | undefined {
-    return this.#last;
-  }
-
   #checkOpen(): void {
     if (this.#writeFailure !== undefined) throw writeFailed(this.#writeFailure);
     if (this.#phase === 'replied') {
@@ -442,21 +401,4 @@ export class ExecutionSink implements TaskEventSink {
   #message(input: MessageInput, inTask = true): Message {
     return agentMessage(input, this.contextId, inTask ? this.taskId : undefined);
   }
-}
-
-/** Why an execution whose event could not be written takes no more events. */
-function writeFailed(failure: unknown): UnavailableError {
-  return new UnavailableError(
-    `the server could not record this task's events (${errorText(failure)}); it takes no more`,
-  );
-}
-
-/** A short, stack-free description of something thrown. */
-export function errorText(error: unknown): string {
-  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
-  const firstLine = text.split('\n', 1)[0]?.trim() ?? '';
-  if (firstLine) return firstLine.length > 1000 ? `${firstLine.slice(0, 1000)}…` : firstLine;
-  return error instanceof Error && error.name && error.name !== 'Error'
-    ? `the agent failed (${error.name})`
-    : 'the agent failed';
 }
