@@ -73,12 +73,8 @@ export class StagedChanges {
   ): Promise<void> {
     const taskId = record.task.id;
     const k = key(tenant, taskId);
-    let chain = this.#tasks.get(k);
-    if (!chain) {
-      chain = { record, tail: RESOLVED, pending: 0 };
-      this.#tasks.set(k, chain);
-    }
-    const entry = chain;
+    const entry = this.#tasks.get(k) ?? { record, tail: RESOLVED, pending: 0 };
+    if (entry.pending === 0) this.#tasks.set(k, entry);
     entry.record = record;
     entry.pending++;
     // A bus that fails to deliver loses the live event only (the change is durable): the chain goes on.
