@@ -3,56 +3,49 @@
  * oldest are forgotten first.
  */
 import type { Message } from '../../../model/schema.js';
-import { messageSize } from '../../task-size.js';
 import type { IdempotencyKey, IdempotencyRecord } from '../task-store.js';
 
 /**
- * One idempotency record as the store keeps it: a `task` or `pending` record is the task id
- * (a string the task map holds anyway), a `message` record the reply itself (built by the
- * event sink and handed to nobody else to change, as a task's history is held).
+ * One idempotency record as the store keeps it. A `task` or `pending` record holds the task id
+ * (a string the task map holds anyway); a `message` record holds the reply as its JSON text:
+ * one flat string for the collector to skip over, where the reply's objects (message, parts,
+ * strings) would be traced by every full collection for the whole window, and the byte bound
+ * counts exactly what is held. Times are held as one number (the record's creation, as an
+ * offset from when the store took the key), so a record boxes one double, not two.
  */
 class HeldRecord {
   constructor(
     readonly status: IdempotencyRecord['status'],
-    /** The task id, or the reply. */
-    readonly value: string | Message,
+    /** The task id, or the reply's JSON text. */
+    readonly value: string,
     readonly fingerprint: string | undefined,
-    readonly createdAtMs: number | undefined,
     /** When the store took the key (epoch ms): the age bound counts from it. */
     readonly heldSinceMs: number,
-    /** Approximate heap bytes of `value` (a reply's JSON size, as the task size counts it). */
-    readonly valueBytes: number,
+    /** `createdAtMs - heldSinceMs` (usually 0), or undefined for a record without createdAtMs. */
+    readonly createdOffsetMs: number | undefined,
   ) {}
 
   /** Approximate heap bytes: the record, its value (two bytes a character at most), its key. */
   bytes(messageId: string): number {
-    return 96 + this.valueBytes + 2 * (messageId.length + (this.fingerprint?.length ?? 0));
+    return 96 + 2 * (this.value.length + messageId.length + (this.fingerprint?.length ?? 0));
   }
 
   toRecord(): IdempotencyRecord {
     const facts: { fingerprint?: string; createdAtMs?: number } = {};
     if (this.fingerprint !== undefined) facts.fingerprint = this.fingerprint;
-    if (this.createdAtMs !== undefined) facts.createdAtMs = this.createdAtMs;
-    if (this.status === 'message') return { status: 'message', message: this.value as Message, ...facts };
-    return { status: this.status, taskId: this.value as string, ...facts };
+    if (this.createdOffsetMs !== undefined) facts.createdAtMs = this.heldSinceMs + this.createdOffsetMs;
+    if (this.status === 'message') {
+      return { status: 'message', message: JSON.parse(this.value) as Message, ...facts };
+    }
+    return { status: this.status, taskId: this.value, ...facts };
   }
 }
 
 function holdRecord(record: IdempotencyRecord, heldSinceMs: number): HeldRecord {
   const { fingerprint, createdAtMs } = record;
-  if (record.status === 'message') {
-    const message = record.message;
-    return new HeldRecord(
-      'message',
-      message,
-      fingerprint,
-      createdAtMs,
-      heldSinceMs,
-      2 * messageSize(message).bytes,
-    );
-  }
-  const taskId = record.taskId;
-  return new HeldRecord(record.status, taskId, fingerprint, createdAtMs, heldSinceMs, 2 * taskId.length);
+  const offset = createdAtMs === undefined ? undefined : createdAtMs - heldSinceMs;
+  const value = record.status === 'message' ? JSON.stringify(record.message) : record.taskId;
+  return new HeldRecord(record.status, value, fingerprint, heldSinceMs, offset);
 }
 
 /** Idempotency records of one caller, by messageId. */
