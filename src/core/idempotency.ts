@@ -16,12 +16,58 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * `metadata`. `configuration` is left out: it shapes the answer (blocking, history length,
  * output modes), not the work. Keys are sorted and proto3 defaults (absent, `""`, `[]`) are
  * dropped, so the same message sent over any binding has the same fingerprint.
+ *
+ * A plain text message (role, ids and text parts, nothing else: most messages) is written as a
+ * JSON array, which is its fingerprint itself while no longer than a digest, else hashed:
+ * building the canonical form and hashing it was the costliest step of a short send.
  */
 export function requestFingerprint(request: SendMessageRequest): string {
-  const canonical = `[${canonicalMessage(request.message)},${canonicalJson(request.metadata)}]`;
+  const plain = plainTextForm(request);
+  if (plain !== undefined) return plain.length <= DIGEST_LENGTH ? plain : digest(plain);
+  return canonicalFingerprint(request);
+}
+
+/**
+ * True when a record's fingerprint (`stored`) names the same request as `fingerprint`, the
+ * fingerprint of `request`. A record written before plain text forms existed holds the digest
+ * of the canonical form: that one is computed only then, on a mismatch.
+ */
+export function sameRequest(stored: string, fingerprint: string, request: SendMessageRequest): boolean {
+  return stored === fingerprint || (!stored.startsWith('[') && stored === canonicalFingerprint(request));
+}
+
+/** Length of a SHA-256 digest in base64url. */
+const DIGEST_LENGTH = 43;
+
+function digest(text: string): string {
   // The whole digest: a flat string, where a slice of it would keep the digest alive beside it
   // (the record holds the fingerprint for the idempotency window).
-  return hash('sha256', canonical, 'base64url');
+  return hash('sha256', text, 'base64url');
+}
+
+function canonicalFingerprint(request: SendMessageRequest): string {
+  return digest(`[${canonicalMessage(request.message)},${canonicalJson(request.metadata)}]`);
+}
+
+/**
+ * `[role, taskId, contextId, text, ...]` as JSON (one flat string from the native serializer),
+ * or undefined when the request carries anything else. Starts with `[` and a quote, which a
+ * base64url digest never does, so the two forms cannot be mistaken for each other.
+ */
+function plainTextForm(request: SendMessageRequest): string | undefined {
+  const message = request.message;
+  if (!isDefault(request.metadata) || !isDefault(message.metadata) || !isDefault(message.extensions)) {
+    return undefined;
+  }
+  if (!isDefault(message.referenceTaskIds)) return undefined;
+  const form: string[] = [message.role, message.taskId ?? '', message.contextId ?? ''];
+  for (const part of message.parts) {
+    const text = part.text;
+    if (typeof text !== 'string' || text === '') return undefined;
+    for (const key of NON_TEXT_PART_FIELDS) if (!isDefault(part[key])) return undefined;
+    form.push(text);
+  }
+  return JSON.stringify(form);
 }
 
 // The fields of Message (but messageId) and of Part in sorted order: the known shapes skip the
@@ -37,6 +83,7 @@ const MESSAGE_FIELDS = [
   'taskId',
 ] as const;
 const PART_FIELDS = ['data', 'filename', 'mediaType', 'metadata', 'raw', 'text', 'url'] as const;
+const NON_TEXT_PART_FIELDS = ['data', 'filename', 'mediaType', 'metadata', 'raw', 'url'] as const;
 
 function canonicalMessage(message: Message): string {
   let out = '{';

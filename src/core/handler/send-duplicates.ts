@@ -7,7 +7,7 @@ import type { Message, SendMessageRequest } from '../../model/schema.js';
 import { UnavailableError } from '../../errors/a2a-error.js';
 import type { ServerCallContext } from '../context.js';
 import type { ExecutionSink } from '../event-sink.js';
-import { messageIdReused, requestFingerprint } from '../idempotency.js';
+import { messageIdReused, requestFingerprint, sameRequest } from '../idempotency.js';
 import type { IdempotencyKey, IdempotencyRecord, TaskScope } from '../stores/task-store.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 
@@ -144,7 +144,7 @@ export class SendDuplicates {
         await store.setIdempotencyRecord(key, claim);
       } else if (previous) {
         this.#inflight.delete(tenant, principal, messageId);
-        if (previous.fingerprint !== undefined && previous.fingerprint !== fingerprint) {
+        if (previous.fingerprint !== undefined && !sameRequest(previous.fingerprint, fingerprint, request)) {
           inflight.reject(messageIdReused(messageId));
           throw messageIdReused(messageId);
         }
