@@ -53,10 +53,12 @@ function canonicalFingerprint(request: SendMessageRequest): string {
  */
 function plainTextForm(request: SendMessageRequest): string | undefined {
   const message = request.message;
-  if (!isDefault(request.metadata) || !isDefault(message.metadata) || !isDefault(message.extensions)) {
-    return undefined;
-  }
-  if (!isDefault(message.referenceTaskIds)) return undefined;
+  const plain =
+    isDefault(request.metadata) &&
+    isDefault(message.metadata) &&
+    isDefault(message.extensions) &&
+    isDefault(message.referenceTaskIds);
+  if (!plain) return undefined;
   const form: string[] = [message.role, message.taskId ?? '', message.contextId ?? ''];
   for (const part of message.parts) {
     const text = part.text;

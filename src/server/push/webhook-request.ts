@@ -168,7 +168,8 @@ export class WebhookClient {
       // The status is what counts: the answer is read up to the cap and dropped (past the cap
       // the connection is closed). A POST ended meanwhile ends the read early.
       await res.body.dump({ limit: this.#maxResponseBytes });
-      if (running.why) throw new WebhookRequestError('ended', 'ABORTED');
+      // Ended meanwhile (timeout or stop): the catch below reports why.
+      if (running.why) throw new WebhookRequestError('ended early');
       return { status: res.statusCode };
     } catch (error) {
       throw this.#failure(error, running.why);
