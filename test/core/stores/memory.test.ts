@@ -264,11 +264,22 @@ describe('MemoryTaskStore idempotency records', () => {
 });
 
 describe('MemoryPushConfigStore', () => {
-  test('configs are per scope and task, returned as copies', async () => {
+  test('configs are per scope and task, copied when put and frozen for every reader', async () => {
     const store = new MemoryPushConfigStore();
-    const stored = await store.put(scope, { id: 'x', taskId: 'a', url: 'https://h' });
-    stored.url = 'changed';
-    assert.equal((await store.get(scope, 'a', 'x'))?.url, 'https://h');
+    const input = { id: 'x', taskId: 'a', url: 'https://h', authentication: { scheme: 'Bearer' } };
+    const stored = await store.put(scope, input);
+    input.url = 'changed';
+    input.authentication.scheme = 'changed';
+    const read = await store.get(scope, 'a', 'x');
+    assert.equal(read?.url, 'https://h');
+    assert.equal(read?.authentication?.scheme, 'Bearer');
+    assert.throws(() => {
+      stored.url = 'changed';
+    }, TypeError);
+    assert.throws(() => {
+      read!.authentication!.scheme = 'changed';
+    }, TypeError);
+    assert.equal((await store.list(scope, 'a', 10)).configs[0]?.url, 'https://h');
     assert.equal(await store.get({ tenant: 't', owner: 'bob' }, 'a', 'x'), undefined);
     assert.equal(await store.delete(scope, 'a', 'x'), true);
     assert.equal(await store.delete(scope, 'a', 'x'), false);

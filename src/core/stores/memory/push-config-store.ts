@@ -2,7 +2,11 @@
 import type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../push-config-store.js';
 import type { TaskScope } from '../task-store.js';
 
-/** A {@link PushConfigStore} in process memory. */
+/**
+ * A {@link PushConfigStore} in process memory. A config is copied once, when it is put, and
+ * frozen (deeply): readers share that one frozen object, so the reads on the delivery path (a
+ * list per task event, a get per notification) copy nothing.
+ */
 export class MemoryPushConfigStore implements PushConfigStore {
   /** Configs by scope + task id, then by config id. */
   readonly #byTask = new Map<string, Map<string, StoredPushConfig>>();
@@ -21,14 +25,14 @@ export class MemoryPushConfigStore implements PushConfigStore {
       configs = new Map();
       this.#byTask.set(key, configs);
     }
-    const stored = structuredClone(config);
+    const stored = deepFreeze(structuredClone(config));
     configs.set(config.id, stored);
-    return Promise.resolve(structuredClone(stored));
+    return Promise.resolve(stored);
   }
 
   get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
     const config = this.#byTask.get(this.#key(scope, taskId))?.get(id);
-    return Promise.resolve(config ? structuredClone(config) : undefined);
+    return Promise.resolve(config);
   }
 
   list(scope: TaskScope, taskId: string, limit: number, afterId?: string): Promise<PushConfigPage> {
@@ -39,7 +43,7 @@ export class MemoryPushConfigStore implements PushConfigStore {
     const selected = from < 0 ? [] : ids.slice(from, from + limit);
     const more = from >= 0 && from + limit < ids.length;
     return Promise.resolve({
-      configs: selected.map((id) => structuredClone(configs.get(id)!)),
+      configs: selected.map((id) => configs.get(id)!),
       nextAfterId: more ? selected[selected.length - 1] : undefined,
     });
   }
@@ -52,4 +56,13 @@ export class MemoryPushConfigStore implements PushConfigStore {
     this.#byTask.delete(this.#key(scope, taskId));
     return Promise.resolve();
   }
+}
+
+/** `value` with it and every object it holds frozen. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
