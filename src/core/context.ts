@@ -38,27 +38,42 @@ export interface ServerCallContext {
 /**
  * Builds a call context with defaults for anything not given (`binding` defaults to `JSONRPC`,
  * for direct handler calls such as tests; every binding sets its own). With `signalSource`,
- * the context's `signal` is the source's, read on demand.
+ * the context's `signal` is the source's, read on demand (a binding's request makes its
+ * AbortSignal lazily); `{ ...ctx }` then leaves `signal` out, so copy it by name.
  */
 export function createCallContext(
   init: Partial<ServerCallContext> = {},
   signalSource?: { readonly signal?: AbortSignal | undefined },
 ): ServerCallContext {
-  const source = signalSource ?? init;
-  return {
-    binding: init.binding ?? 'JSONRPC',
-    tenant: init.tenant ?? '',
-    principal: init.principal ?? ANONYMOUS,
-    requestedExtensions: init.requestedExtensions ?? [],
-    activatedExtensions: init.activatedExtensions ?? new Set(),
-    protocolVersion: init.protocolVersion ?? '1.0',
-    // Read from the source when first asked for (a binding's request makes its AbortSignal
-    // lazily); an own enumerable getter, so `{ ...ctx }` still copies it, and every context
-    // has the same shape.
-    get signal(): AbortSignal | undefined {
-      return source.signal;
-    },
-  };
+  return new CallContext(init, signalSource ?? init);
+}
+
+/**
+ * A class, not an object literal with a getter: V8 builds such a literal through the runtime,
+ * about 1 µs a call, against under 0.1 µs for an instance (every request makes one).
+ */
+class CallContext implements ServerCallContext {
+  readonly binding: ProtocolBindingName;
+  readonly tenant: string;
+  readonly principal: Principal;
+  readonly requestedExtensions: readonly string[];
+  readonly activatedExtensions: Set<string>;
+  readonly protocolVersion: string;
+  readonly #source: { readonly signal?: AbortSignal | undefined };
+
+  constructor(init: Partial<ServerCallContext>, source: { readonly signal?: AbortSignal | undefined }) {
+    this.binding = init.binding ?? 'JSONRPC';
+    this.tenant = init.tenant ?? '';
+    this.principal = init.principal ?? ANONYMOUS;
+    this.requestedExtensions = init.requestedExtensions ?? [];
+    this.activatedExtensions = init.activatedExtensions ?? new Set();
+    this.protocolVersion = init.protocolVersion ?? '1.0';
+    this.#source = source;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#source.signal;
+  }
 }
 
 /**
