@@ -147,11 +147,11 @@ function load(url: string, webhook: string | undefined): Promise<{ tasks: number
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) =>
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve({ tasks: Number(out.trim().split(' ')[0]), cpuUs: Number(out.trim().split(' ')[1]) })
-        : reject(new Error(`the load generator exited with ${code}`)),
-    ),
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the load generator exited with ${code}`));
+      const [tasks, cpuUs] = out.trim().split(' ').map(Number);
+      resolve({ tasks: tasks!, cpuUs: cpuUs! });
+    }),
   );
 }
 

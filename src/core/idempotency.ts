@@ -82,7 +82,9 @@ const MESSAGE_FIELDS = [
   'taskId',
 ] as const;
 const PART_FIELDS = ['data', 'filename', 'mediaType', 'metadata', 'raw', 'text', 'url'] as const;
-const NON_TEXT_PART_FIELDS = ['data', 'filename', 'mediaType', 'metadata', 'raw', 'url'] as const;
+const NON_TEXT_PART_FIELDS = PART_FIELDS.filter(
+  (key): key is Exclude<(typeof PART_FIELDS)[number], 'text'> => key !== 'text',
+);
 
 function canonicalMessage(message: Message): string {
   let out = '{';
