@@ -174,6 +174,26 @@ describe('MemoryTaskStore packing (tasks kept as JSON text once older)', () => {
     assert.equal(store.size, PACKING_SAVES + 3);
   });
 
+  test('a terminal task is packed when saved; a running one stays the saved object', async () => {
+    const store = new MemoryTaskStore();
+    const running = record('run', 1);
+    await store.save(running, 0);
+    const ended = record('end', 2);
+    ended.task.status = { state: TaskState.COMPLETED, timestamp: new Date(2).toISOString() };
+    await store.save(ended, 0);
+    // A running task is read without a parse: its status is the very object saved.
+    assert.equal((await store.get(scope, 'run'))?.task.status, running.task.status);
+    const read = await store.get(scope, 'end');
+    assert.notEqual(read?.task.status, ended.task.status, 'read back from its packed form');
+    assert.deepEqual(read, ended);
+    // Packed at once, and no later save packs it again or loses it.
+    await fillerSaves(store);
+    assert.deepEqual(await store.get(scope, 'end'), ended);
+    const list = await store.list({ ...scope, limit: 1, status: TaskState.COMPLETED });
+    assert.deepEqual(list.tasks, [ended]);
+    assert.equal(list.totalSize, 1);
+  });
+
   test('the compare-and-set applies to packed tasks too', async () => {
     const store = new MemoryTaskStore();
     await store.save(record('a', 1), 0);

@@ -1,11 +1,12 @@
 /**
  * In-memory stores: fast, process-local, lost on restart.
  *
- * A task saved recently stays the object it was saved as: the TaskManager never mutates a
- * saved task (each change builds a new object), so the reads and writes of a running task
- * copy nothing. After {@link YOUNG_SAVES} later saves it is packed into one JSON string, like
- * a database row: V8 keeps such a string at one byte per character, several times denser
- * than the object graph. Reading a packed task parses it into a fresh object.
+ * A running task saved recently stays the object it was saved as: the TaskManager never
+ * mutates a saved task (each change builds a new object), so the reads and writes of a running
+ * task copy nothing. After {@link YOUNG_SAVES} later saves it is packed into one JSON string,
+ * like a database row: V8 keeps such a string at one byte per character, several times denser
+ * than the object graph. A terminal task never changes again, so it is packed when saved.
+ * Reading a packed task parses it into a fresh object.
  */
 import { randomBytes } from 'node:crypto';
 import { UnavailableError } from '../../../errors/a2a-error.js';
@@ -23,7 +24,7 @@ import {
 } from '../task-store.js';
 import { CallerTasks } from './caller-index.js';
 import { MemoryIdempotencyRecords } from './idempotency-records.js';
-import { pack, rowContextId, rowState, toStored, type TaskRow } from './packing.js';
+import { pack, PackedTask, rowContextId, rowState, toStored, type TaskRow } from './packing.js';
 
 /** Settled answers shared by every call (a promise cannot be changed by those awaiting it). */
 const DONE: Promise<void> = Promise.resolve();
@@ -66,9 +67,15 @@ export class MemoryTaskStore implements TaskStore {
   /** Tasks by tenant, then owner. */
   readonly #scopes = new Map<string, Map<string, CallerTasks>>();
   #taskCount = 0;
-  /** The latest saves (ring): each is packed when it leaves, unless saved over meanwhile. */
-  readonly #youngTasks: (CallerTasks | undefined)[] = new Array(YOUNG_SAVES).fill(undefined);
-  readonly #youngRecords: (StoredTask | undefined)[] = new Array(YOUNG_SAVES).fill(undefined);
+  /**
+   * The latest saves of running tasks (ring): each is packed when it leaves, unless saved over
+   * meanwhile. It holds the caller, id and version of each, not the record: a record held here
+   * would keep its task's object graph alive through the young generation's collections (each
+   * one copied, then promoted, then collected again as old garbage).
+   */
+  readonly #youngCallers: (CallerTasks | undefined)[] = new Array(YOUNG_SAVES).fill(undefined);
+  readonly #youngIds: (string | undefined)[] = new Array(YOUNG_SAVES).fill(undefined);
+  readonly #youngVersions: number[] = new Array(YOUNG_SAVES).fill(0);
   #youngNext = 0;
   /** Terminal tasks in the order they ended (from `#endedHead`), for retention. */
   #endedCallers: (CallerTasks | undefined)[] = [];
@@ -128,27 +135,34 @@ export class MemoryTaskStore implements TaskStore {
       // Retention may have dropped the caller's last task, and with it the caller's entry.
       caller = this.#caller(record.tenant, record.owner, true)!;
     }
-    caller.put(id, record, current);
-    if (
-      this.#retaining &&
-      isTerminalState(record.task.status.state) &&
-      !(current && isTerminalState(rowState(current)))
-    ) {
+    const terminal = isTerminalState(record.task.status.state);
+    // A terminal task never changes again (the state machine): packed now, it leaves nothing
+    // young behind once its request is answered.
+    caller.put(id, terminal ? pack(record) : record, current);
+    if (this.#retaining && terminal && !(current && isTerminalState(rowState(current)))) {
       this.#endedCallers.push(caller);
       this.#endedIds.push(id);
     }
+    if (!terminal) this.#rememberYoung(caller, id, record.version);
+    return DONE;
+  }
+
+  /** Puts a running task's save in the ring, packing the save that leaves it if still current. */
+  #rememberYoung(caller: CallerTasks, id: string, version: number): void {
     const slot = this.#youngNext;
     this.#youngNext = slot + 1 === YOUNG_SAVES ? 0 : slot + 1;
-    const leaving = this.#youngRecords[slot];
-    const leavingCaller = this.#youngTasks[slot];
-    if (leaving && leavingCaller) {
-      const leavingId = leaving.task.id;
-      // Packed only when it is still the current row (not saved over or deleted since).
-      if (leavingCaller.rows.get(leavingId) === leaving) leavingCaller.replace(leavingId, pack(leaving));
+    const leavingCaller = this.#youngCallers[slot];
+    if (leavingCaller) {
+      const leavingId = this.#youngIds[slot]!;
+      const row = leavingCaller.rows.get(leavingId);
+      // Packed only when it is still that save (not saved over, packed or deleted since).
+      if (row !== undefined && !(row instanceof PackedTask) && row.version === this.#youngVersions[slot]) {
+        leavingCaller.replace(leavingId, pack(row));
+      }
     }
-    this.#youngRecords[slot] = record;
-    this.#youngTasks[slot] = caller;
-    return DONE;
+    this.#youngCallers[slot] = caller;
+    this.#youngIds[slot] = id;
+    this.#youngVersions[slot] = version;
   }
 
   /**
