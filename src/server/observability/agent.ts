@@ -15,6 +15,11 @@ import { a2aTracer, failSpan, liveness } from './tracing.js';
 export interface ObserveExecutorOptions {
   logger?: Logger | undefined;
   instruments: ServerInstruments;
+  /**
+   * Whether the instruments record anything (a MeterProvider was installed before the server
+   * was made). @default true
+   */
+  metricsLive?: boolean;
   tracer?: Tracer;
   secrets?: ReadonlySet<string>;
 }
@@ -70,15 +75,20 @@ export function observeExecutor(executor: AgentExecutor, options: ObserveExecuto
       span.end();
     }
   };
+  // Nothing to record while no trace is live: the agent is called straight, without the async
+  // wrapper's promise hops and the no-op instrument calls.
+  const quiet = logger === undefined && options.metricsLive === false;
   const observed: AgentExecutor = {
     execute: (ctx: RequestContext, sink: TaskEventSink) =>
-      run('execute', ctx, () => executor.execute(ctx, sink)),
+      quiet && !live() ? executor.execute(ctx, sink) : run('execute', ctx, () => executor.execute(ctx, sink)),
     ...(executor.resumable ? { resumable: true } : {}),
   };
   const cancel = executor.cancel;
   if (cancel) {
     observed.cancel = (ctx: RequestContext, sink: TaskEventSink) =>
-      run('cancel', ctx, () => cancel.call(executor, ctx, sink));
+      quiet && !live()
+        ? cancel.call(executor, ctx, sink)
+        : run('cancel', ctx, () => cancel.call(executor, ctx, sink));
   }
   return observed;
 }

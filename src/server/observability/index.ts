@@ -76,7 +76,12 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
     push: pushLogger(logger, secrets),
     interceptors,
     parts: ({ executor, taskStore, eventBus }) => ({
-      executor: observeExecutor(executor, { logger, instruments, ...(secrets ? { secrets } : {}) }),
+      executor: observeExecutor(executor, {
+        logger,
+        instruments,
+        metricsLive,
+        ...(secrets ? { secrets } : {}),
+      }),
       taskStore: traceTaskStore(taskStore),
       eventBus: logger || metricsLive ? observeEventBus(eventBus, { logger, instruments }) : eventBus,
     }),

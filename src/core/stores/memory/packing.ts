@@ -88,6 +88,22 @@ function markAll(json: string, patterns: readonly string[], marks: readonly stri
   return pieces.join('');
 }
 
+let lastIsoMs = NaN;
+let lastIsoText = '';
+
+/**
+ * `ms` as ISO text, the last one remembered: terminal tasks are packed as they are saved, and
+ * many share a millisecond. (Not formatTimestamp: its one-entry cache holds the current
+ * millisecond for new statuses, and an older task packed later would evict it.)
+ */
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoText = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIsoText;
+}
+
 /** The packed form of `record`, or the record itself when its task is not JSON data or is large. */
 export function pack(record: StoredTask): TaskRow {
   const task = record.task;
@@ -111,9 +127,7 @@ export function pack(record: StoredTask): TaskRow {
   const timeMarked =
     timestamp !== undefined &&
     Number.isFinite(record.statusTimeMs) &&
-    // Not formatTimestamp: its one-entry cache holds the current millisecond for new statuses,
-    // and an old task's time would evict it.
-    timestamp === new Date(record.statusTimeMs).toISOString();
+    timestamp === isoTime(record.statusTimeMs);
   if (timeMarked) {
     patterns.push(JSON.stringify(timestamp));
     marks.push(TIME_MARK);
