@@ -1,4 +1,5 @@
 /** Per-task order: the changes of one task run one after another, those of different tasks freely. */
+import { TransientIndex } from './transient-map.js';
 
 /** The changes of one task waiting to run, in order; gone when the last one settles. */
 class TaskQueue {
@@ -7,7 +8,8 @@ class TaskQueue {
   #pending = 1;
 
   constructor(
-    private readonly owner: Map<string, TaskQueue>,
+    private readonly owner: TransientIndex<TaskQueue>,
+    private readonly tenant: string,
     private readonly taskId: string,
     first: Promise<unknown>,
   ) {
@@ -22,31 +24,24 @@ class TaskQueue {
   }
 
   readonly settled = (): void => {
-    if (--this.#pending === 0) {
-      this.owner.delete(this.taskId);
-    }
+    if (--this.#pending === 0) this.owner.delete(this.tenant, this.taskId);
   };
 }
 
 /** The per-task queues of a TaskManager, by tenant, then task id; a queue is gone once idle. */
 export class PerTaskOrder {
-  readonly #queues = new Map<string, Map<string, TaskQueue>>();
+  readonly #queues = new TransientIndex<TaskQueue>();
 
   /** Runs `fn` after every earlier change of the same task has finished. */
   run<T>(tenant: string, taskId: string, fn: () => Promise<T>): Promise<T> {
-    let byTask = this.#queues.get(tenant);
-    if (!byTask) {
-      byTask = new Map();
-      this.#queues.set(tenant, byTask);
-    }
-    const queue = byTask.get(taskId);
+    const queue = this.#queues.get(tenant, taskId);
     if (queue) {
       const result = queue.tail.then(fn, fn);
       queue.add(result);
       return result;
     }
     const result = fn();
-    byTask.set(taskId, new TaskQueue(byTask, taskId, result));
+    this.#queues.set(tenant, taskId, new TaskQueue(this.#queues, tenant, taskId, result));
     return result;
   }
 }

@@ -1,4 +1,5 @@
 /** An {@link EventBus} within one process: synchronous fan-out to listeners. */
+import { TransientIndex } from '../transient-map.js';
 import type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from './event-bus.js';
 
 /** The listeners of one topic: one function (the common case) or several. */
@@ -7,10 +8,10 @@ type Listeners = TaskEventListener | Set<TaskEventListener>;
 /** Delivers events to listeners in this process, in publish order, synchronously. */
 export class InProcessEventBus implements EventBus {
   /** Listeners by tenant, then task id (no joined key strings on the hot path). */
-  readonly #topics = new Map<string, Map<string, Listeners>>();
+  readonly #topics = new TransientIndex<Listeners>();
 
   publish(topic: TaskTopic, event: TaskEvent): void {
-    const listeners = this.#topics.get(topic.tenant)?.get(topic.taskId);
+    const listeners = this.#topics.get(topic.tenant, topic.taskId);
     if (listeners === undefined) return;
     if (typeof listeners === 'function') {
       deliver(listeners, event);
@@ -21,14 +22,9 @@ export class InProcessEventBus implements EventBus {
 
   subscribe(topic: TaskTopic, listener: TaskEventListener): () => void {
     const { tenant, taskId } = topic;
-    let byTask = this.#topics.get(tenant);
-    if (!byTask) {
-      byTask = new Map();
-      this.#topics.set(tenant, byTask);
-    }
-    const current = byTask.get(taskId);
-    if (current === undefined) byTask.set(taskId, listener);
-    else if (typeof current === 'function') byTask.set(taskId, new Set([current, listener]));
+    const current = this.#topics.get(tenant, taskId);
+    if (current === undefined) this.#topics.set(tenant, taskId, listener);
+    else if (typeof current === 'function') this.#topics.set(tenant, taskId, new Set([current, listener]));
     else current.add(listener);
     let subscribed = true;
     return () => {
@@ -39,25 +35,20 @@ export class InProcessEventBus implements EventBus {
   }
 
   #unsubscribe(tenant: string, taskId: string, listener: TaskEventListener): void {
-    const byTask = this.#topics.get(tenant);
-    const current = byTask?.get(taskId);
-    if (!byTask || current === undefined) return;
+    const current = this.#topics.get(tenant, taskId);
+    if (current === undefined) return;
     if (typeof current === 'function') {
       if (current !== listener) return;
-      byTask.delete(taskId);
     } else {
       current.delete(listener);
       if (current.size > 0) return;
-      byTask.delete(taskId);
     }
-    if (byTask.size === 0) this.#topics.delete(tenant);
+    this.#topics.delete(tenant, taskId);
   }
 
   /** Number of topics with listeners; for tests and diagnostics. */
   get topicCount(): number {
-    let n = 0;
-    for (const byTask of this.#topics.values()) n += byTask.size;
-    return n;
+    return this.#topics.size;
   }
 }
 

@@ -9,6 +9,7 @@ import type { ServerCallContext } from '../context.js';
 import type { ExecutionSink } from '../event-sink.js';
 import { messageIdReused, requestFingerprint, sameRequest } from '../idempotency.js';
 import type { IdempotencyKey, IdempotencyRecord, TaskScope } from '../stores/task-store.js';
+import { TransientMap } from '../transient-map.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
@@ -21,34 +22,45 @@ export type SendStart =
   | { readonly kind: 'duplicate'; readonly outcome: Promise<SendOutcome> }
   | { readonly kind: 'run'; readonly sink: ExecutionSink };
 
-/** Values keyed by tenant, then principal, then one more string (no joined key strings). */
+/** One value of a {@link CallerMap}, chained to the others of the same key. */
+interface CallerEntry<V> {
+  readonly tenant: string;
+  readonly principal: string;
+  readonly value: V;
+  next: CallerEntry<V> | undefined;
+}
+
+/**
+ * Values keyed by tenant, principal and one more string (a messageId), held by that string:
+ * the rare values of one messageId from several callers are chained. No joined key strings,
+ * and one map that keeps its size as sends come and go (see TransientMap).
+ */
 class CallerMap<V> {
-  readonly #tenants = new Map<string, Map<string, Map<string, V>>>();
+  readonly #byKey = new TransientMap<string, CallerEntry<V>>();
 
   get(tenant: string, principal: string, key: string): V | undefined {
-    return this.#tenants.get(tenant)?.get(principal)?.get(key);
+    for (let entry = this.#byKey.get(key); entry; entry = entry.next) {
+      if (entry.tenant === tenant && entry.principal === principal) return entry.value;
+    }
+    return undefined;
   }
 
+  /** Adds a value for a (tenant, principal, key) that has none. */
   set(tenant: string, principal: string, key: string, value: V): void {
-    let principals = this.#tenants.get(tenant);
-    if (!principals) {
-      principals = new Map();
-      this.#tenants.set(tenant, principals);
-    }
-    let values = principals.get(principal);
-    if (!values) {
-      values = new Map();
-      principals.set(principal, values);
-    }
-    values.set(key, value);
+    this.#byKey.set(key, { tenant, principal, value, next: this.#byKey.get(key) });
   }
 
   delete(tenant: string, principal: string, key: string): void {
-    const principals = this.#tenants.get(tenant);
-    const values = principals?.get(principal);
-    if (!principals || !values?.delete(key) || values.size > 0) return;
-    principals.delete(principal);
-    if (principals.size === 0) this.#tenants.delete(tenant);
+    let previous: CallerEntry<V> | undefined;
+    let entry = this.#byKey.get(key);
+    while (entry && !(entry.tenant === tenant && entry.principal === principal)) {
+      previous = entry;
+      entry = entry.next;
+    }
+    if (!entry) return;
+    if (previous) previous.next = entry.next;
+    else if (entry.next) this.#byKey.set(key, entry.next);
+    else this.#byKey.delete(key);
   }
 }
 

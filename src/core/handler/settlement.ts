@@ -8,6 +8,7 @@ import { savedRecordOf } from '../published-records.js';
 import { snapshotRecord } from '../task-snapshot.js';
 import type { HandlerDependencies } from './dependencies.js';
 import { shuttingDown } from './refusals.js';
+import { TransientMap } from '../transient-map.js';
 
 /** Terminal or interrupted: the agent is done until the client does something. */
 export function isSettled(state: TaskState): boolean {
@@ -72,7 +73,8 @@ export class SettlementWatch {
 
 /** The blocking SendMessage calls waiting for their tasks. */
 export class Settlements {
-  readonly #waiters = new Set<Waiter>();
+  /** Each waiting call, by itself (a Set would shrink and grow again around every call). */
+  readonly #waiters = new TransientMap<Waiter, Waiter>();
 
   constructor(private readonly deps: HandlerDependencies) {}
 
@@ -143,7 +145,7 @@ export class Settlements {
         : bus.subscribe({ tenant: scope.tenant, taskId, owner: scope.owner }, (event) => {
             if (!event.executionEnded && isSettled(event.state)) check();
           });
-      this.#waiters.add(waiter);
+      this.#waiters.set(waiter, waiter);
       if (watched) look();
       else check();
     });
@@ -151,6 +153,6 @@ export class Settlements {
 
   /** Releases every waiting call with UnavailableError (the server is closing). */
   releaseAll(): void {
-    for (const waiter of [...this.#waiters]) waiter.reject(shuttingDown());
+    for (const waiter of [...this.#waiters.values()]) waiter.reject(shuttingDown());
   }
 }

@@ -6,6 +6,7 @@ import { UnavailableError, UnsupportedOperationError } from '../../errors/a2a-er
 import type { ServerCallContext } from '../context.js';
 import { Execution } from './execution.js';
 import { shuttingDown } from './refusals.js';
+import { TransientIndex } from '../transient-map.js';
 
 /** Messages that may wait for a task's running execution; one more is refused. */
 const MAX_WAITING_MESSAGES = 4;
@@ -23,19 +24,13 @@ interface TaskTurn {
 
 /** The turns of every task with a running execution, by tenant, then task id. */
 export class TaskTurns {
-  readonly #turns = new Map<string, Map<string, TaskTurn>>();
+  readonly #turns = new TransientIndex<TaskTurn>();
 
   /** Takes a task's turn when no execution of it runs (synchronously: no other message can slip in); else undefined. */
   take(tenant: string, taskId: string): Execution | undefined {
-    let byTask = this.#turns.get(tenant);
-    if (!byTask) {
-      byTask = new Map();
-      this.#turns.set(tenant, byTask);
-    } else if (byTask.has(taskId)) {
-      return undefined;
-    }
+    if (this.#turns.has(tenant, taskId)) return undefined;
     const execution = new Execution();
-    byTask.set(taskId, { execution, waiting: undefined });
+    this.#turns.set(tenant, taskId, { execution, waiting: undefined });
     return execution;
   }
 
@@ -45,7 +40,7 @@ export class TaskTurns {
    * given up when the client goes away or the server closes.
    */
   wait(tenant: string, taskId: string, ctx: ServerCallContext): Promise<Execution> {
-    const turn = this.#turns.get(tenant)?.get(taskId);
+    const turn = this.#turns.get(tenant, taskId);
     if (!turn) return Promise.resolve(this.take(tenant, taskId)!);
     const waiting = (turn.waiting ??= []);
     if (waiting.length >= MAX_WAITING_MESSAGES) {
@@ -79,32 +74,28 @@ export class TaskTurns {
 
   /** Ends the turn of `execution`: the task's next waiting message takes it, else the task is free. */
   end(tenant: string, taskId: string, execution: Execution): void {
-    const byTask = this.#turns.get(tenant);
-    const turn = byTask?.get(taskId);
-    if (!byTask || !turn || turn.execution !== execution) return;
+    const turn = this.#turns.get(tenant, taskId);
+    if (!turn || turn.execution !== execution) return;
     const next = turn.waiting?.shift();
     if (next) {
       turn.execution = new Execution();
       next.grant(turn.execution);
       return;
     }
-    byTask.delete(taskId);
-    if (byTask.size === 0) this.#turns.delete(tenant);
+    this.#turns.delete(tenant, taskId);
   }
 
   /** The execution that holds a task's turn now, if any. */
   current(tenant: string, taskId: string): Execution | undefined {
-    return this.#turns.get(tenant)?.get(taskId)?.execution;
+    return this.#turns.get(tenant, taskId)?.execution;
   }
 
   /** Aborts every running execution as stopped by the server and refuses every waiting message. */
   stopAll(): void {
-    for (const byTask of this.#turns.values()) {
-      for (const turn of byTask.values()) {
-        turn.execution.serverStopped = true;
-        turn.execution.abort(shuttingDown());
-        for (const waiting of turn.waiting?.splice(0) ?? []) waiting.reject(shuttingDown());
-      }
+    for (const turn of [...this.#turns.values()]) {
+      turn.execution.serverStopped = true;
+      turn.execution.abort(shuttingDown());
+      for (const waiting of turn.waiting?.splice(0) ?? []) waiting.reject(shuttingDown());
     }
   }
 }

@@ -36,13 +36,13 @@ export class CallerTasks {
     if (previous) {
       const before = rowState(previous);
       if (before !== state) {
-        bump(this.stateCounts, before, -1);
-        bump(this.stateCounts, state, 1);
+        this.#bumpState(before, -1);
+        this.#bumpState(state, 1);
       }
       if (previous.statusTimeMs === row.statusTimeMs) return;
       this.#stale++;
     } else {
-      bump(this.stateCounts, state, 1);
+      this.#bumpState(state, 1);
       const contextId = rowContextId(row);
       if (contextId !== undefined) bump(this.contextCounts, contextId, 1);
     }
@@ -58,7 +58,7 @@ export class CallerTasks {
     const row = this.rows.get(id);
     if (!row) return;
     this.rows.delete(id);
-    bump(this.stateCounts, rowState(row), -1);
+    this.#bumpState(rowState(row), -1);
     const contextId = rowContextId(row);
     if (contextId !== undefined) bump(this.contextCounts, contextId, -1);
     this.#stale++;
@@ -80,6 +80,14 @@ export class CallerTasks {
       else hi = mid;
     }
     return lo;
+  }
+
+  /**
+   * A state's count: kept at zero rather than deleted (there are only a few states), so the
+   * small map is not shrunk and grown again each time a state's last task moves on.
+   */
+  #bumpState(state: TaskState, by: number): void {
+    this.stateCounts.set(state, (this.stateCounts.get(state) ?? 0) + by);
   }
 
   #insert(time: number, id: string): void {
