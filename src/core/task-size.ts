@@ -35,6 +35,13 @@ interface CachedSize {
 
 const cache = new WeakMap<Artifact[], CachedSize>();
 
+/**
+ * Tasks with fewer parts are measured again when changed (a few part lengths) rather than
+ * cached: most tasks are that small, and each cache entry is an ephemeron the collector has to
+ * trace specially for as long as the task lives.
+ */
+const CACHE_FROM_PARTS = 64;
+
 /** Thrown when an agent event would make a task larger than the server's caps. */
 export class TaskTooLargeError extends InvalidAgentResponseError {}
 
@@ -103,7 +110,7 @@ export function taskSize(task: Task): TaskSize {
 /** Records the size of `task` (after a change that added to it in place). */
 export function remember(task: Task, size: TaskSize): void {
   const artifacts = task.artifacts;
-  if (!artifacts) return;
+  if (!artifacts || size.parts < CACHE_FROM_PARTS) return;
   const cached = cache.get(artifacts);
   if (cached) {
     // The usual case (an append in place): update the entry instead of allocating one.

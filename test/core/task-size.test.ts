@@ -186,6 +186,36 @@ test('maxTaskParts and maxTaskBytes refuse the event that would pass them; the t
   assert.match(refusals[1]!, /maxTaskBytes 2000/);
 });
 
+test('the part cap counts alike before and after the size is cached (from 64 parts on)', async (t) => {
+  const refusals: string[] = [];
+  const { endpoint } = await start(
+    t,
+    async (_text, events) => {
+      await events.working();
+      for (let i = 0; i < 150; i++) {
+        try {
+          // A second artifact from the 40th chunk on: the cached size follows both.
+          const artifactId = i < 40 ? 'a' : 'b';
+          await events.artifact({ artifactId, text: `${i}` }, { append: i !== 0 && i !== 40 });
+        } catch (error) {
+          refusals.push((error as Error).message);
+          break;
+        }
+      }
+      await events.complete();
+    },
+    { maxTaskParts: 100 },
+  );
+  const sent = await rpc(endpoint, 'SendMessage', send('go'));
+  assert.equal(sent.result.task.status.state, 'TASK_STATE_COMPLETED');
+  // The client message holds one part: 99 chunks fit, 40 in the first artifact.
+  assert.deepEqual(
+    sent.result.task.artifacts.map((artifact) => artifact.parts.length),
+    [40, 59],
+  );
+  assert.match(refusals[0]!, /101 parts.*maxTaskParts 100/);
+});
+
 test('subscriptions opened while chunks keep coming see every chunk exactly once', async (t) => {
   const CHUNKS = 20_000;
   let started!: (taskId: string) => void;
