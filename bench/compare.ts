@@ -10,14 +10,16 @@
  *
  * Knobs: BENCH_COMPARE_TEXT (`task:hello`; `echo:hello` for the echo), BENCH_COMPARE_PATH
  * (`jsonrpc`, or `rest`), BENCH_COMPARE_BURST (3000 requests), BENCH_COMPARE_ROUNDS (10),
- * BENCH_COMPARE_PROCESSES (3 servers per build), BENCH_CONNECTIONS (32),
+ * BENCH_COMPARE_PROCESSES (3 servers per build), BENCH_COMPARE_STORE (`memory`, or `sqlite`: a file
+ * per server in a temporary directory), BENCH_CONNECTIONS (32),
  * BENCH_COMPARE_NODE_ARGS (node options for every server, e.g. a V8 flag under test),
  * BENCH_COMPARE_PROFILE_DIR (each server writes a CPU profile there, see bench/profile-summary.ts).
  * Linux only (taskset, /proc).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { ChildMessage, ParentMessage } from './servers/child.js';
@@ -34,6 +36,8 @@ const NODE_ARGS = env.BENCH_COMPARE_NODE_ARGS ? env.BENCH_COMPARE_NODE_ARGS.spli
 const PROFILE_DIR = env.BENCH_COMPARE_PROFILE_DIR;
 const KIT_SERVER = fileURLToPath(new URL('./servers/kit.ts', import.meta.url));
 const PROCESSES = Number(env.BENCH_COMPARE_PROCESSES ?? 3);
+/** `memory` (default) or `sqlite` (a file per server, in a temporary directory). */
+const STORE = env.BENCH_COMPARE_STORE ?? 'memory';
 const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 const dists = [...new Set(process.argv.slice(2).map((dir) => resolve(dir)))];
@@ -79,6 +83,11 @@ function firstMessage(child: ChildProcess): Promise<ChildMessage> {
 }
 
 async function start(dist: string): Promise<Build> {
+  // SQLite: each server its own file in a fresh directory.
+  const store =
+    STORE === 'sqlite'
+      ? { BENCH_KIT_STORE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'a2a-compare-')), 'a2a.sqlite')}` }
+      : {};
   const child = fork(KIT_SERVER, [], {
     execArgv: [
       '--import',
@@ -86,7 +95,7 @@ async function start(dist: string): Promise<Build> {
       ...NODE_ARGS,
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
     ],
-    env: { ...env, BENCH_KIT_DIST: dist, NODE_ENV: 'production' },
+    env: { ...env, ...store, BENCH_KIT_DIST: dist, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   pin(child.pid!, 0);
@@ -151,7 +160,7 @@ try {
 function report(): void {
   const out = process.stdout;
   out.write(
-    `${TEXT} over ${BINDING}: ${ROUNDS} bursts of ${BURST} requests per server, ${PROCESSES} server(s) per build\n`,
+    `${TEXT} over ${BINDING} on ${STORE}: ${ROUNDS} bursts of ${BURST} requests per server, ${PROCESSES} server(s) per build\n`,
   );
   const perRequest = (cpu: number, requests: number): string => (cpu / requests).toFixed(1).padStart(7);
   for (const build of builds) {
