@@ -17,7 +17,7 @@
  * Linux only (taskset, /proc).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,8 @@ const KIT_SERVER = fileURLToPath(new URL('./servers/kit.ts', import.meta.url));
 const PROCESSES = Number(env.BENCH_COMPARE_PROCESSES ?? 3);
 /** `memory` (default) or `sqlite` (a file per server, in a temporary directory). */
 const STORE = env.BENCH_COMPARE_STORE ?? 'memory';
+/** The SQLite servers' directories, removed at the end. */
+const storeDirs: string[] = [];
 const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 const dists = [...new Set(process.argv.slice(2).map((dir) => resolve(dir)))];
@@ -84,10 +86,12 @@ function firstMessage(child: ChildProcess): Promise<ChildMessage> {
 
 async function start(dist: string): Promise<Build> {
   // SQLite: each server its own file in a fresh directory.
-  const store =
-    STORE === 'sqlite'
-      ? { BENCH_KIT_STORE: `sqlite:${join(mkdtempSync(join(tmpdir(), 'a2a-compare-')), 'a2a.sqlite')}` }
-      : {};
+  let store = {};
+  if (STORE === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-compare-'));
+    storeDirs.push(dir);
+    store = { BENCH_KIT_STORE: `sqlite:${join(dir, 'a2a.sqlite')}` };
+  }
   const child = fork(KIT_SERVER, [], {
     execArgv: [
       '--import',
@@ -153,7 +157,21 @@ try {
   }
   report();
 } finally {
-  for (const build of builds) build.child.send({ type: 'exit' } satisfies ParentMessage);
+  await Promise.all(builds.map((build) => stop(build.child)));
+  for (const dir of storeDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Asks a server to exit; killed when it has not within 5 s. */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      done();
+    });
+    child.send({ type: 'exit' } satisfies ParentMessage);
+  });
 }
 
 /** Per process, then per build (its processes summed), each against the first build. */
