@@ -16,13 +16,13 @@
  * BENCH_COMPARE_PROFILE_DIR (each server writes a CPU profile there, see bench/profile-summary.ts).
  * Linux only (taskset, /proc).
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ChildMessage, ParentMessage } from './servers/child.js';
+import { pin, procCpuMicros, startChild, stopChild, type StartedChild } from './servers/control.js';
 
 const env = process.env;
 const TEXT = env.BENCH_COMPARE_TEXT ?? 'task:hello';
@@ -40,7 +40,8 @@ const PROCESSES = Number(env.BENCH_COMPARE_PROCESSES ?? 3);
 const STORE = env.BENCH_COMPARE_STORE ?? 'memory';
 /** The SQLite servers' directories, removed at the end. */
 const storeDirs: string[] = [];
-const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+/** Every server forked (also one that failed to start), stopped at the end. */
+const children: ChildProcess[] = [];
 
 const dists = [...new Set(process.argv.slice(2).map((dir) => resolve(dir)))];
 if (dists.length < 1) {
@@ -48,16 +49,11 @@ if (dists.length < 1) {
   process.exit(2);
 }
 
-function pin(pid: number, cpu: number): void {
-  execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
-}
-
-/** utime + stime of a process or one of its threads, in microseconds. */
+/** CPU time (µs) of a server process or of its main thread; this tool needs /proc. */
 function cpuMicros(statPath: string): number {
-  const stat = readFileSync(statPath, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  const micros = procCpuMicros(statPath);
+  if (micros === undefined) throw new Error(`cannot read ${statPath}: bench:compare needs Linux's /proc`);
+  return micros;
 }
 
 interface Build {
@@ -70,20 +66,6 @@ interface Build {
   failures: number;
 }
 
-function firstMessage(child: ChildProcess): Promise<ChildMessage> {
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('server did not start in 30 s')), 30_000);
-    child.once('message', (message: ChildMessage) => {
-      clearTimeout(timer);
-      ok(message);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`server exited with ${code}`));
-    });
-  });
-}
-
 async function start(dist: string): Promise<Build> {
   // SQLite: each server its own file in a fresh directory.
   let store = {};
@@ -92,25 +74,22 @@ async function start(dist: string): Promise<Build> {
     storeDirs.push(dir);
     store = { BENCH_KIT_STORE: `sqlite:${join(dir, 'a2a.sqlite')}` };
   }
-  const child = fork(KIT_SERVER, [], {
-    execArgv: [
-      '--import',
-      'tsx',
-      ...NODE_ARGS,
-      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
-    ],
-    env: { ...env, ...store, BENCH_KIT_DIST: dist, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  pin(child.pid!, 0);
-  const message = await firstMessage(child);
-  if (message.type !== 'ready')
-    throw new Error(`${dist}: ${message.type === 'error' ? message.message : message.type}`);
+  let started: StartedChild;
+  try {
+    started = await startChild(KIT_SERVER, {
+      execArgv: [...NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+      env: { ...env, ...store, BENCH_KIT_DIST: dist },
+      cpu: 0,
+      onFork: (child) => children.push(child),
+    });
+  } catch (err) {
+    throw new Error(`${dist}: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const path = BINDING === 'rest' ? '/a2a/rest/message:send' : '/a2a/jsonrpc';
   return {
     dist,
-    child,
-    url: `http://127.0.0.1:${message.port}${path}`,
+    child: started.child,
+    url: `http://127.0.0.1:${started.port}${path}`,
     cpu: 0,
     mainThread: 0,
     requests: 0,
@@ -118,12 +97,12 @@ async function start(dist: string): Promise<Build> {
   };
 }
 
-function body(): string {
+const BODY = ((): string => {
   const message = { messageId: '[<id>]', role: 'ROLE_USER', parts: [{ text: TEXT }] };
   return BINDING === 'rest'
     ? JSON.stringify({ message })
     : JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } });
-}
+})();
 
 async function burst(build: Build, count: boolean): Promise<void> {
   const pid = build.child.pid!;
@@ -133,7 +112,7 @@ async function burst(build: Build, count: boolean): Promise<void> {
     url: build.url,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    body: body(),
+    body: BODY,
     idReplacement: true,
     connections: CONNECTIONS,
     amount: BURST,
@@ -157,21 +136,8 @@ try {
   }
   report();
 } finally {
-  await Promise.all(builds.map((build) => stop(build.child)));
+  await Promise.all(children.map(stopChild));
   for (const dir of storeDirs) rmSync(dir, { recursive: true, force: true });
-}
-
-/** Asks a server to exit; killed when it has not within 5 s. */
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      done();
-    });
-    child.send({ type: 'exit' } satisfies ParentMessage);
-  });
 }
 
 /** Per process, then per build (its processes summed), each against the first build. */

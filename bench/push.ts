@@ -21,12 +21,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { benchCard, benchExecutor } from '../src/agents/index.js';
 import { createA2AServer } from '../src/server/http.js';
+import { procCpuMicros } from './servers/control.js';
 
 const SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -157,13 +158,7 @@ function load(url: string, webhook: string | undefined): Promise<{ tasks: number
 
 /** CPU time of this process's main thread in µs (Linux), or undefined elsewhere. */
 function mainThreadCpuUs(): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime, in clock ticks of 10 ms (the usual USER_HZ of 100).
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
-  }
+  return procCpuMicros(`/proc/self/task/${process.pid}/stat`);
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -20,7 +20,7 @@
  * `npm run bench` starts a throwaway cluster when it is not set), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
  * with `node --import tsx bench/profile-summary.ts`).
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +30,8 @@ import { grpcLoad } from './grpc-load.js';
 import { measureList } from './list-tasks.js';
 import { benchPostgresUrl, withFreshSchema } from './postgres-url.js';
 import { measureReplicaLatency } from './replica-latency.js';
-import type { ChildMessage, ParentMessage } from './servers/child.js';
+import type { ParentMessage } from './servers/child.js';
+import { nextMessage, pin, startChild, stopChild } from './servers/control.js';
 import { sseLoad } from './sse-load.js';
 
 const env = process.env;
@@ -56,20 +57,11 @@ const SERVER_FILES: Record<ServerName, string> = {
 
 /**
  * Each server gets one core to itself and the load generator the other, so a figure is what
- * one core of the server can do, not how the two processes happen to share the machine.
- * BENCH_PIN=0 turns this off (e.g. where taskset is missing).
+ * one core of the server can do, not how the two processes happen to share the machine
+ * (BENCH_PIN=0 turns this off).
  */
-const PIN = env.BENCH_PIN !== '0';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
-function pin(pid: number | undefined, cpu: number): void {
-  if (!PIN || pid === undefined) return;
-  try {
-    execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
-  } catch {
-    // No taskset or a single core: run unpinned.
-  }
-}
 pin(process.pid, LOAD_CPU);
 
 interface BenchServer {
@@ -82,68 +74,36 @@ interface BenchServer {
 
 const children = new Set<ChildProcess>();
 
-function nextMessage(child: ChildProcess, timeoutMs: number): Promise<ChildMessage> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error('child did not answer in time'));
-    }, timeoutMs);
-    const onMessage = (message: ChildMessage): void => {
-      cleanup();
-      resolve(message);
-    };
-    const onExit = (code: number | null): void => {
-      cleanup();
-      reject(new Error(`child exited with ${code}`));
-    };
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-  });
-}
-
 async function startServer(name: ServerName, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
-  const execArgv = ['--import', 'tsx', '--expose-gc'];
+  const execArgv = ['--expose-gc'];
   if (PROFILE && name === 'a2a-kit') {
     mkdirSync(PROFILE_DIR, { recursive: true });
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
   }
-  const child = fork(SERVER_FILES[name], [], {
-    execArgv,
-    env: { ...env, ...extraEnv, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  pin(child.pid, SERVER_CPU);
-  const message = await nextMessage(child, 30_000);
-  if (message.type !== 'ready') {
-    throw new Error(`${name} failed to start: ${message.type === 'error' ? message.message : message.type}`);
+  let started: Awaited<ReturnType<typeof startChild>>;
+  try {
+    started = await startChild(SERVER_FILES[name], {
+      execArgv,
+      env: { ...env, ...extraEnv },
+      cpu: SERVER_CPU,
+      onFork: (child) => {
+        children.add(child);
+        child.on('exit', () => children.delete(child));
+      },
+    });
+  } catch (err) {
+    throw new Error(`${name} failed to start: ${err instanceof Error ? err.message : String(err)}`);
   }
   return {
     name,
-    child,
-    base: `http://127.0.0.1:${message.port}`,
-    ...(message.grpcPort === undefined ? {} : { grpcTarget: `127.0.0.1:${message.grpcPort}` }),
+    child: started.child,
+    base: `http://127.0.0.1:${started.port}`,
+    ...(started.grpcPort === undefined ? {} : { grpcTarget: `127.0.0.1:${started.grpcPort}` }),
   };
 }
 
-async function stopServer(server: BenchServer): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    child.send({ type: 'exit' } satisfies ParentMessage);
-  } catch {
-    child.kill('SIGKILL');
-  }
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
+function stopServer(server: BenchServer): Promise<void> {
+  return stopChild(server.child);
 }
 
 function killAll(): void {
