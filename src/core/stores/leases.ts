@@ -30,6 +30,12 @@ export interface LeaseStore {
    * worker took it first or it was renewed (the worker is alive after all).
    */
   takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean>;
+  /**
+   * True when some worker holds a lease on the task that has not run out at `nowMs` (its
+   * execution may still be running). Optional: without it a pending send is taken for gone
+   * once the lease time has passed since its claim.
+   */
+  hasLiveLease?(tenant: string, owner: string, taskId: string, nowMs: number): Promise<boolean>;
 }
 
 /** True when `store` keeps execution leases. */

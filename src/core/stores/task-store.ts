@@ -160,6 +160,16 @@ export interface TaskStore {
   /** Replaces the record for `key` (pending → result), or removes it when `record` is undefined. */
   setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void>;
   /**
+   * Replaces the record for `key` with `next` only if it is still `expected` (compared as
+   * JSON text): a retry taking over the claim of a send whose worker is gone, where two
+   * replicas may race. True when replaced. Optional: without it the record is set as is.
+   */
+  replaceIdempotencyRecord?(
+    key: IdempotencyKey,
+    expected: IdempotencyRecord,
+    next: IdempotencyRecord,
+  ): Promise<boolean>;
+  /**
    * Every task in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`, in any tenant, oldest
    * status first. Read once when a handler starts, so tasks interrupted before a restart (or
    * by a replica that went away) still end when their wait expires. A SQL store answers it

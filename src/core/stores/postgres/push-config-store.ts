@@ -2,6 +2,7 @@
 import type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../push-config-store.js';
 import type { TaskScope } from '../task-store.js';
 import type { PostgresDatabase } from './database.js';
+import { faultAt } from '../fault-points.js';
 
 /** A {@link PushConfigStore} on PostgreSQL: one row per config, the config as JSON text. */
 export class PostgresPushConfigStore implements PushConfigStore {
@@ -17,6 +18,7 @@ export class PostgresPushConfigStore implements PushConfigStore {
     config: StoredPushConfig & { id: string; taskId: string },
   ): Promise<StoredPushConfig> {
     const doc = JSON.stringify(config);
+    faultAt?.('push.config.put');
     // An upsert: safe to repeat after a lost connection.
     await this.#write(
       `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, doc) VALUES ($1, $2, $3, $4, $5)
@@ -49,6 +51,7 @@ export class PostgresPushConfigStore implements PushConfigStore {
   }
 
   async delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
+    faultAt?.('push.config.delete');
     const count = await this.#write(
       'DELETE FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4',
       [scope.tenant, scope.owner, taskId, id],
@@ -57,6 +60,7 @@ export class PostgresPushConfigStore implements PushConfigStore {
   }
 
   async deleteAll(scope: TaskScope, taskId: string): Promise<void> {
+    faultAt?.('push.config.delete');
     await this.database.query(
       'DELETE FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3',
       [scope.tenant, scope.owner, taskId],

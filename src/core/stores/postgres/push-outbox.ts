@@ -35,6 +35,7 @@ import {
 } from '../sql/push-outbox-rows.js';
 import { TaskVersionConflictError, type StoredTask, type TaskStore } from '../task-store.js';
 import { isTransient, toNumber, type PostgresDatabase } from './database.js';
+import { faultAt } from '../fault-points.js';
 
 /** Options of {@link PostgresPushOutbox}. */
 export type PostgresPushOutboxOptions = SqlPushOutboxOptions;
@@ -146,6 +147,10 @@ export class PostgresPushOutbox implements PushOutbox {
     if (record.version !== expectedVersion + 1) throw new TaskVersionConflictError(task.id);
     const doc = JSON.stringify(task);
     const payload = event ? JSON.stringify(event) : null;
+    // The row and its notifications are one statement: one point (the enqueue) when it carries an event.
+    faultAt?.(
+      payload !== null ? 'push.outbox.enqueue' : expectedVersion === 0 ? 'task.create' : 'task.update',
+    );
     const row = [
       record.tenant,
       record.owner,
@@ -200,6 +205,7 @@ export class PostgresPushOutbox implements PushOutbox {
   async claim(workerId: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return [];
+    faultAt?.('push.outbox.claim');
     const now = Date.now();
     // A claim repeated after a lost connection may leave leases nobody knows of: they expire.
     const { rows } = await this.database.query<DeliveryRow>(CLAIM_SQL, [workerId, now + leaseMs, now, n]);
@@ -212,6 +218,7 @@ export class PostgresPushOutbox implements PushOutbox {
     attempt: PushAttempt,
     settlement: PushSettlement,
   ): Promise<boolean> {
+    faultAt?.('push.outbox.settle');
     const finished = settlement.outcome !== 'retry';
     const params = [
       id,
@@ -253,6 +260,7 @@ export class PostgresPushOutbox implements PushOutbox {
   }
 
   async renew(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+    faultAt?.('push.outbox.renew');
     const { rowCount } = await this.database.query(
       `UPDATE a2a_push_outbox SET lease_until_ms = $1 WHERE id = $2 AND state = 'pending' AND lease_owner = $3`,
       [Date.now() + leaseMs, id, workerId],
@@ -286,6 +294,7 @@ export class PostgresPushOutbox implements PushOutbox {
   }
 
   async replay(id: string): Promise<boolean> {
+    faultAt?.('push.outbox.renew');
     const replayed = await this.database.transaction(async (client) => {
       if (!(await this.#lockTaskOf(client, id))) return false;
       const { rowCount } = await client.query(
@@ -332,6 +341,7 @@ export class PostgresPushOutbox implements PushOutbox {
       for (const [sql, param] of steps) {
         for (;;) {
           if (this.#closed) return total;
+          faultAt?.('retention.purge');
           const { rowCount } = await this.database.query(sql, [param]);
           total += rowCount ?? 0;
           if ((rowCount ?? 0) < PRUNE_CHUNK) break;

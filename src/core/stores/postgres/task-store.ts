@@ -20,6 +20,7 @@ import {
 import type { LeaseRef, LeaseStore } from '../leases.js';
 import type { PostgresDatabase } from './database.js';
 import { isTransient, toNumber } from './database.js';
+import { faultAt, type WritePoint } from '../fault-points.js';
 
 interface TaskRow {
   id: string;
@@ -92,6 +93,11 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     const task = record.task;
     if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
+    try {
+      faultAt?.(expectedVersion === 0 ? 'task.create' : 'task.update');
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const contextId = task.contextId ?? null;
     const state = task.status.state;
     const sql = expectedVersion === 0 ? INSERT_SQL : UPDATE_SQL;
@@ -187,6 +193,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     key: IdempotencyKey,
     record: IdempotencyRecord,
   ): Promise<IdempotencyRecord | undefined> {
+    faultAt?.('idempotency.claim');
     const json = JSON.stringify(record);
     const params = [key.tenant, key.principal, key.messageId];
     // A record removed between the insert and the read (a failed send) is claimed again.
@@ -213,16 +220,41 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     throw new Error(`idempotency key ${key.messageId} keeps changing; retry the request`);
   }
 
+  async replaceIdempotencyRecord(
+    key: IdempotencyKey,
+    expected: IdempotencyRecord,
+    next: IdempotencyRecord,
+  ): Promise<boolean> {
+    faultAt?.('idempotency.retake');
+    // One statement, compared on the record's text: of two replicas retrying at once, one wins.
+    const { rowCount } = await this.database.query(
+      `UPDATE a2a_idempotency SET status = $4, record = $5, created_ms = $6
+       WHERE tenant = $1 AND principal = $2 AND message_id = $3 AND record = $7`,
+      [
+        key.tenant,
+        key.principal,
+        key.messageId,
+        next.status,
+        JSON.stringify(next),
+        Date.now(),
+        JSON.stringify(expected),
+      ],
+    );
+    return rowCount === 1;
+  }
+
   async setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
     const params = [key.tenant, key.principal, key.messageId];
     if (record === undefined) {
       await this.#idempotentWrite(
+        'idempotency.clear',
         'DELETE FROM a2a_idempotency WHERE tenant = $1 AND principal = $2 AND message_id = $3',
         params,
       );
       return;
     }
     await this.#idempotentWrite(
+      'idempotency.record',
       `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (tenant, principal, message_id) DO UPDATE SET status = excluded.status, record = excluded.record`,
@@ -231,7 +263,8 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
   }
 
   /** A batched write that is safe to repeat as it is (an upsert or a delete). */
-  async #idempotentWrite(sql: string, params: unknown[]): Promise<void> {
+  async #idempotentWrite(point: WritePoint, sql: string, params: unknown[]): Promise<void> {
+    faultAt?.(point);
     await this.database.write({
       sql,
       params,
@@ -246,6 +279,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     let total = 0;
     // Bounded chunks, each one statement (one transaction): the tasks and their push configs.
     for (;;) {
+      faultAt?.('retention.purge');
       const { rows } = await this.database.query<{ n: string }>(
         `WITH gone AS (
            DELETE FROM a2a_tasks WHERE ctid IN (
@@ -268,6 +302,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     let total = 0;
     for (;;) {
       // One bounded statement per chunk (safe to repeat: a retry deletes what is still there).
+      faultAt?.('retention.purge');
       const { rowCount } = await this.database.query(
         `DELETE FROM a2a_idempotency WHERE ctid IN (
            SELECT ctid FROM a2a_idempotency WHERE created_ms < $1 LIMIT ${PURGE_CHUNK})`,
@@ -280,6 +315,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
   }
 
   async getOrCreateSecret(name: string): Promise<Uint8Array> {
+    faultAt?.('secret.create');
     await this.database.query(
       'INSERT INTO a2a_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [name, randomBytes(32)],
@@ -293,6 +329,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
 
   async acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
     await this.#idempotentWrite(
+      'lease.acquire',
       `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
       [ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs],
@@ -300,14 +337,26 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
   }
 
   async renewLeases(worker: string, untilMs: number): Promise<void> {
-    await this.#idempotentWrite('UPDATE a2a_leases SET until_ms = $1 WHERE worker = $2', [untilMs, worker]);
+    await this.#idempotentWrite('lease.renew', 'UPDATE a2a_leases SET until_ms = $1 WHERE worker = $2', [
+      untilMs,
+      worker,
+    ]);
   }
 
   async releaseLease(ref: LeaseRef): Promise<void> {
     await this.#idempotentWrite(
+      'lease.release',
       'DELETE FROM a2a_leases WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4',
       [ref.tenant, ref.owner, ref.taskId, ref.worker],
     );
+  }
+
+  async hasLiveLease(tenant: string, owner: string, taskId: string, nowMs: number): Promise<boolean> {
+    const { rows } = await this.database.query<{ n: string }>(
+      'SELECT count(*) AS n FROM a2a_leases WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND until_ms >= $4',
+      [tenant, owner, taskId, nowMs],
+    );
+    return toNumber(rows[0]?.n ?? 0) > 0;
   }
 
   async expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
@@ -329,6 +378,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
   }
 
   async takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
+    faultAt?.('lease.takeover');
     // One statement: the expired lease is moved to `worker` only if it is still expired and
     // still the old worker's (two replicas racing: one wins).
     const { rowCount } = await this.database.query(

@@ -3,6 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../push-config-store.js';
 import type { TaskScope } from '../task-store.js';
 import { SqliteDatabase, type SqliteOptions } from './database.js';
+import { faultAt } from '../fault-points.js';
 
 /** A {@link PushConfigStore} in SQLite: one row per config, the config as JSON. */
 export class SqlitePushConfigStore implements PushConfigStore {
@@ -43,6 +44,7 @@ export class SqlitePushConfigStore implements PushConfigStore {
   ): Promise<StoredPushConfig> {
     const doc = JSON.stringify(config);
     return this.database.write(() => {
+      faultAt?.('push.config.put');
       this.#put.run(scope.tenant, scope.owner, config.taskId, config.id, doc);
       return JSON.parse(doc) as StoredPushConfig;
     });
@@ -72,11 +74,15 @@ export class SqlitePushConfigStore implements PushConfigStore {
   }
 
   delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
-    return this.database.write(() => this.#delete.run(scope.tenant, scope.owner, taskId, id).changes > 0);
+    return this.database.write(() => {
+      faultAt?.('push.config.delete');
+      return this.#delete.run(scope.tenant, scope.owner, taskId, id).changes > 0;
+    });
   }
 
   deleteAll(scope: TaskScope, taskId: string): Promise<void> {
     return this.database.write(() => {
+      faultAt?.('push.config.delete');
       this.#deleteAll.run(scope.tenant, scope.owner, taskId);
     });
   }

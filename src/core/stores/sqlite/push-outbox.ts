@@ -36,6 +36,7 @@ import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskSt
 import { StagedTaskWrites } from './staged-writes.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-rows.js';
 import { AT_COMMIT, SqliteDatabase } from './database.js';
+import { faultAt } from '../fault-points.js';
 
 /** Options of {@link SqlitePushOutbox}. */
 export type SqlitePushOutboxOptions = SqlPushOutboxOptions;
@@ -190,7 +191,10 @@ export class SqlitePushOutbox implements PushOutbox {
     const doc = JSON.stringify(record.task);
     const payloads = event ? [JSON.stringify(event)] : [];
     return this.database
-      .write(() => this.#saveRows(record, expectedVersion, doc, payloads, change))
+      .write(() => {
+        faultAt?.(expectedVersion === 0 ? 'task.create' : 'task.update');
+        return this.#saveRows(record, expectedVersion, doc, payloads, change);
+      })
       .then((queued) => {
         if (queued > 0) this.#wake();
       });
@@ -226,6 +230,7 @@ export class SqlitePushOutbox implements PushOutbox {
       writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
       return 0;
     }
+    faultAt?.('push.outbox.enqueue');
     return this.#saveWithNotifications(record, expectedVersion, doc, payloads, change, configIds);
   }
 
@@ -258,13 +263,17 @@ export class SqlitePushOutbox implements PushOutbox {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return Promise.resolve([]);
     return this.database.write(() => {
+      faultAt?.('push.outbox.claim');
       const now = Date.now();
       return this.#claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
     }, AT_COMMIT);
   }
 
   settle(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): Promise<boolean> {
-    return this.database.write(() => this.#settleTx(id, workerId, attempt, settlement), AT_COMMIT);
+    return this.database.write(() => {
+      faultAt?.('push.outbox.settle');
+      return this.#settleTx(id, workerId, attempt, settlement);
+    }, AT_COMMIT);
   }
 
   #settleRows(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): boolean {
@@ -300,7 +309,10 @@ export class SqlitePushOutbox implements PushOutbox {
   }
 
   renew(id: string, workerId: string, leaseMs: number): Promise<boolean> {
-    return this.database.write(() => this.#renew.run(Date.now() + leaseMs, id, workerId).changes === 1);
+    return this.database.write(() => {
+      faultAt?.('push.outbox.renew');
+      return this.#renew.run(Date.now() + leaseMs, id, workerId).changes === 1;
+    });
   }
 
   get(id: string): Promise<PushDelivery | undefined> {
@@ -336,7 +348,10 @@ export class SqlitePushOutbox implements PushOutbox {
   }
 
   async replay(id: string): Promise<boolean> {
-    const replayed = await this.database.write(() => this.#replay.run(Date.now(), id).changes === 1);
+    const replayed = await this.database.write(() => {
+      faultAt?.('push.outbox.renew');
+      return this.#replay.run(Date.now(), id).changes === 1;
+    });
     if (replayed) this.#wake();
     return replayed;
   }
@@ -366,7 +381,10 @@ export class SqlitePushOutbox implements PushOutbox {
         const param = statement === this.#pruneOld ? cutoff : this.#settings.maxFinished;
         for (;;) {
           if (this.#closed) return total;
-          const n = await this.database.write(() => statement.run(param).changes);
+          const n = await this.database.write(() => {
+            faultAt?.('retention.purge');
+            return statement.run(param).changes;
+          });
           total += n;
           if (n < PRUNE_CHUNK) break;
         }

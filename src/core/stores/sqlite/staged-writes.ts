@@ -6,6 +6,7 @@
  */
 import { TaskVersionConflictError, type SaveChange, type StoredTask } from '../task-store.js';
 import type { SqliteDatabase } from './database.js';
+import { faultAt } from '../fault-points.js';
 
 /**
  * Writes one staged row: the latest record, the first stage's expected version, the task as
@@ -69,6 +70,7 @@ export class StagedTaskWrites {
     };
     this.#open.set(key, row);
     const written = this.database.write(() => {
+      faultAt?.('task.stage');
       if (this.#open.get(key) === row) this.#open.delete(key);
       const latest = row.record;
       const hint: SaveChange | undefined =

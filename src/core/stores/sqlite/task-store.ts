@@ -20,6 +20,7 @@ import {
 } from '../task-store.js';
 import type { LeaseRef, LeaseStore } from '../leases.js';
 import { AT_COMMIT, SqliteDatabase, type SqliteOptions } from './database.js';
+import { faultAt } from '../fault-points.js';
 import { StagedTaskWrites } from './staged-writes.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-rows.js';
 
@@ -42,6 +43,8 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
   readonly #readClaim: Statement<[string, string, string], { record: string }>;
   readonly #upsertClaim: Statement;
   readonly #deleteClaim: Statement;
+  readonly #replaceClaim: Statement;
+  readonly #liveLease: Statement<[string, string, string, number], { n: number }>;
   readonly #upsertLease: Statement;
   readonly #renewLeases: Statement;
   readonly #deleteLease: Statement;
@@ -80,6 +83,13 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     this.#deleteClaim = db.prepare(
       'DELETE FROM a2a_idempotency WHERE tenant = ? AND principal = ? AND message_id = ?',
     );
+    this.#replaceClaim = db.prepare(
+      `UPDATE a2a_idempotency SET status = ?, record = ?, created_ms = ?
+       WHERE tenant = ? AND principal = ? AND message_id = ? AND record = ?`,
+    );
+    this.#liveLease = db.prepare(
+      'SELECT count(*) AS n FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND until_ms >= ?',
+    );
     this.#upsertLease = db.prepare(
       `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
@@ -105,7 +115,10 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     const task = record.task;
     if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
-    return this.database.write(() => writeTaskRow(this.#rows, record, expectedVersion, doc, change));
+    return this.database.write(() => {
+      faultAt?.(expectedVersion === 0 ? 'task.create' : 'task.update');
+      return writeTaskRow(this.#rows, record, expectedVersion, doc, change);
+    });
   }
 
   stage(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
@@ -174,6 +187,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     // At its commit: a claim tells nobody anything by itself, and the task's first write,
     // acknowledged on disk, is later in the log and so makes the claim durable too.
     return this.database.write(() => {
+      faultAt?.('idempotency.claim');
       const { tenant, principal, messageId } = key;
       if (this.#claim.run(tenant, principal, messageId, record.status, json, Date.now()).changes === 1) {
         return undefined;
@@ -183,9 +197,33 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     }, AT_COMMIT);
   }
 
+  replaceIdempotencyRecord(
+    key: IdempotencyKey,
+    expected: IdempotencyRecord,
+    next: IdempotencyRecord,
+  ): Promise<boolean> {
+    const before = JSON.stringify(expected);
+    const after = JSON.stringify(next);
+    return this.database.write(() => {
+      faultAt?.('idempotency.retake');
+      return (
+        this.#replaceClaim.run(
+          next.status,
+          after,
+          Date.now(),
+          key.tenant,
+          key.principal,
+          key.messageId,
+          before,
+        ).changes === 1
+      );
+    });
+  }
+
   setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
     const json = record === undefined ? undefined : JSON.stringify(record);
     return this.database.write(() => {
+      faultAt?.(record === undefined ? 'idempotency.clear' : 'idempotency.record');
       if (record === undefined) this.#deleteClaim.run(key.tenant, key.principal, key.messageId);
       else this.#upsertClaim.run(key.tenant, key.principal, key.messageId, record.status, json, Date.now());
     });
@@ -214,6 +252,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
       // Bounded chunks, each its own transaction through the write queue: other writes interleave.
       for (;;) {
         const removed = await this.database.write(() => {
+          faultAt?.('retention.purge');
           const rows = select.all(tenant, owner, state, cutoffMs) as { id: string }[];
           let n = 0;
           for (const row of rows) {
@@ -241,7 +280,10 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     );
     let total = 0;
     for (;;) {
-      const n = await this.database.write(() => purge.run(cutoffMs).changes);
+      const n = await this.database.write(() => {
+        faultAt?.('retention.purge');
+        return purge.run(cutoffMs).changes;
+      });
       total += n;
       if (n < PURGE_CHUNK) return total;
     }
@@ -249,6 +291,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   getOrCreateSecret(name: string): Promise<Uint8Array> {
     return this.database.write(() => {
+      faultAt?.('secret.create');
       const db = this.database.db;
       db.prepare('INSERT INTO a2a_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING').run(
         name,
@@ -260,19 +303,32 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
   }
 
   acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
+    // At its commit: the task's writes that wait for it come later in the log, so one of
+    // them acknowledged on disk makes the lease durable too (and a lost lease has no task).
     return this.database.write(() => {
+      faultAt?.('lease.acquire');
       this.#upsertLease.run(ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs);
-    });
+    }, AT_COMMIT);
+  }
+
+  hasLiveLease(tenant: string, owner: string, taskId: string, nowMs: number): Promise<boolean> {
+    try {
+      return Promise.resolve((this.#liveLease.get(tenant, owner, taskId, nowMs)?.n ?? 0) > 0);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   renewLeases(worker: string, untilMs: number): Promise<void> {
     return this.database.write(() => {
+      faultAt?.('lease.renew');
       this.#renewLeases.run(untilMs, worker);
     });
   }
 
   releaseLease(ref: LeaseRef): Promise<void> {
     return this.database.write(() => {
+      faultAt?.('lease.release');
       this.#deleteLease.run(ref.tenant, ref.owner, ref.taskId, ref.worker);
     });
   }
@@ -299,6 +355,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
     return this.database.write(() => {
+      faultAt?.('lease.takeover');
       const db = this.database.db;
       const taken = db
         .prepare(
