@@ -24,6 +24,13 @@ import { yieldIfBusy } from './time-slice.js';
  */
 const NOTHING_TO_FINISH = new Error('nothing to finish');
 
+/** The answer to a caller whose agent had not answered when the server stopped. */
+export class ServerStoppedWaiting extends UnavailableError {
+  constructor() {
+    super('the server is stopping and the agent had not answered yet; send the message again');
+  }
+}
+
 /** What the first event of an execution produced. */
 export type ExecutionOutcome =
   | { readonly kind: 'message'; readonly message: Message }
@@ -213,6 +220,20 @@ export class ExecutionSink implements TaskEventSink {
 
   cancel(reason?: MessageInput): Promise<void> {
     return this.status(TaskState.CANCELED, reason);
+  }
+
+  /** The scope of the task this execution writes. */
+  get scope(): TaskScope {
+    return this.#init.scope;
+  }
+
+  /**
+   * The server is closing: a caller still waiting for this execution's first event is
+   * answered with UnavailableError now (the agent may never stop). Its claim stays: a retry
+   * finds the task, if the agent still makes one, or runs again once the lease ran out.
+   */
+  stopWaiting(): void {
+    if (this.#phase === 'fresh') this.#rejectOutcome(new ServerStoppedWaiting());
   }
 
   async written(): Promise<void> {

@@ -18,7 +18,7 @@ import { newId } from '../model/ids.js';
 import type { Message } from '../model/schema.js';
 import type { LeaseRef, LeaseStore } from './stores/leases.js';
 import type { StoredTask, TaskScope } from './stores/task-store.js';
-import { statusChange } from './task-changes.js';
+import { IllegalTaskEventError, statusChange } from './task-changes.js';
 import type { TaskManager } from './task-manager.js';
 
 /** Options of crash recovery (`DefaultRequestHandlerOptions.recovery`). */
@@ -48,6 +48,27 @@ export type ResumeExecution = (scope: TaskScope, record: StoredTask) => boolean;
 /** Drops an execution's lease; `handBack`: expire it now instead, for the next start to resume. */
 export type ReleaseLease = (handBack?: boolean) => void;
 
+/** An execution's lease, from {@link ExecutionLeases.hold}. */
+export interface HeldLease {
+  /** Settles once the lease is in the store (rejects when it could not be written). */
+  readonly taken: Promise<void>;
+  /** Drops the lease (the execution ended and its end is recorded). */
+  readonly release: ReleaseLease;
+  /**
+   * The execution ended but its end could not be recorded (the final write failed): the lease
+   * is kept, and this process retries failing the task at each heartbeat; should it die
+   * first, the lease runs out and recovery elsewhere (or the next start) fails the task.
+   */
+  readonly keepForRecovery: () => void;
+}
+
+/** Tasks whose end could not be recorded, retried by this process's heartbeat (more wait for the lease to run out). */
+const MAX_UNRECORDED_ENDS = 10_000;
+
+/** The status message of a task whose execution ended but whose end could not be written then. */
+const END_NOT_RECORDED =
+  'The agent finished, but the server could not record how this task ended, so it was failed later. Send the message again to retry.';
+
 /** The leases of this process's executions, their heartbeat, and the recovery of dead ones. */
 export class ExecutionLeases {
   /** This process (a fresh id per start: leases of a previous run are someone else's). */
@@ -55,7 +76,9 @@ export class ExecutionLeases {
   readonly #leaseMs: number;
   readonly #heartbeatMs: number;
   /** Executions holding a lease, by `tenant NUL owner NUL taskId`, with how many run. */
-  readonly #held = new Map<string, { ref: LeaseRef; count: number }>();
+  readonly #held = new Map<string, { ref: LeaseRef; count: number; taken: Promise<void> }>();
+  /** Leases kept for tasks whose end could not be written, by the same key: failed at the next heartbeats. */
+  readonly #unrecorded = new Map<string, LeaseRef>();
   #timer: NodeJS.Timeout | undefined;
   #beating = false;
   #closed = false;
@@ -73,6 +96,11 @@ export class ExecutionLeases {
     }
   }
 
+  /** How long a lease lasts without a heartbeat. */
+  get leaseMs(): number {
+    return this.#leaseMs;
+  }
+
   /** Starts the heartbeat, and looks for dead executions at once. */
   start(): void {
     this.#timer = setInterval(() => void this.#beat(), this.#heartbeatMs);
@@ -85,27 +113,49 @@ export class ExecutionLeases {
     this.#resume = resume;
   }
 
-  /** Takes a lease for an execution starting now; returns the function that drops it. */
-  hold(tenant: string, owner: string, taskId: string): ReleaseLease {
+  /**
+   * Takes a lease for an execution starting now. The caller waits for `taken` before the
+   * execution's first write of the task, so no task is ever SUBMITTED or WORKING in the store
+   * without a lease that recovery can find (defect 2 of issue 26).
+   */
+  hold(tenant: string, owner: string, taskId: string): HeldLease {
     const key = `${tenant}\u0000${owner}\u0000${taskId}`;
-    const held = this.#held.get(key);
-    if (held) held.count++;
+    let entry = this.#held.get(key);
+    if (entry) entry.count++;
     else {
       const ref: LeaseRef = { tenant, owner, taskId, worker: this.worker };
-      this.#held.set(key, { ref, count: 1 });
-      // Queued with the task's first writes (the same transaction on SQLite).
-      this.store.acquireLease(ref, Date.now() + this.#leaseMs).catch(() => {});
+      // A task whose unrecorded end is being retried runs again: its lease is this one.
+      this.#unrecorded.delete(key);
+      const taken = this.store.acquireLease(ref, Date.now() + this.#leaseMs);
+      taken.catch(() => {});
+      entry = { ref, count: 1, taken };
+      this.#held.set(key, entry);
     }
+    const taken = entry.taken;
     let done = false;
-    return (handBack = false) => {
-      if (done) return;
+    const drop = (): { ref: LeaseRef } | undefined => {
+      if (done) return undefined;
       done = true;
-      const entry = this.#held.get(key);
-      if (!entry || --entry.count > 0) return;
+      const current = this.#held.get(key);
+      if (!current || --current.count > 0) return undefined;
       this.#held.delete(key);
-      // Handed back: expired at once (the heartbeat has stopped, so nothing renews it).
-      const settled = handBack ? this.store.acquireLease(entry.ref, 0) : this.store.releaseLease(entry.ref);
-      settled.catch(() => {});
+      return current;
+    };
+    return {
+      taken,
+      release: (handBack = false) => {
+        const last = drop();
+        if (!last) return;
+        // Handed back: expired at once (the heartbeat has stopped, so nothing renews it).
+        const settled = handBack ? this.store.acquireLease(last.ref, 0) : this.store.releaseLease(last.ref);
+        settled.catch(() => {});
+      },
+      keepForRecovery: () => {
+        const last = drop();
+        if (!last) return;
+        // Beyond the bound the lease is still kept: it is recovered once this process is gone.
+        if (this.#unrecorded.size < MAX_UNRECORDED_ENDS) this.#unrecorded.set(key, last.ref);
+      },
     };
   }
 
@@ -114,7 +164,10 @@ export class ExecutionLeases {
     this.#beating = true;
     try {
       const now = Date.now();
-      if (this.#held.size > 0) await this.store.renewLeases(this.worker, now + this.#leaseMs);
+      if (this.#held.size > 0 || this.#unrecorded.size > 0) {
+        await this.store.renewLeases(this.worker, now + this.#leaseMs);
+      }
+      await this.#failUnrecorded();
       const expired = await this.store.expiredLeases(now, SWEEP_LIMIT);
       for (const ref of expired) {
         if (this.#closed) return;
@@ -138,6 +191,41 @@ export class ExecutionLeases {
   }
 
   /**
+   * Retries failing the tasks whose end this process could not write (at most SWEEP_LIMIT a
+   * heartbeat); each lease is dropped once its task is ended.
+   */
+  async #failUnrecorded(): Promise<void> {
+    let n = 0;
+    for (const [key, ref] of [...this.#unrecorded]) {
+      if (this.#closed || n++ >= SWEEP_LIMIT) return;
+      if (!(await this.#fail(ref, END_NOT_RECORDED))) continue;
+      if (this.#unrecorded.get(key) !== ref) continue;
+      this.#unrecorded.delete(key);
+      await this.store.releaseLease(ref).catch(() => {});
+    }
+  }
+
+  /**
+   * Fails a task left SUBMITTED or WORKING, with `text` as its status message; true when the
+   * task needs nothing more (failed now, or already ended or waiting), false when the store failed.
+   */
+  async #fail(ref: LeaseRef, text: string): Promise<boolean> {
+    try {
+      await this.manager.update({ tenant: ref.tenant, owner: ref.owner }, ref.taskId, (current) => {
+        const state = current.task.status.state;
+        if (state !== TaskState.SUBMITTED && state !== TaskState.WORKING) throw new NothingToRecover();
+        return statusChange(current.task, TaskState.FAILED, agentText(ref, current.task.contextId, text), {
+          workerLost: true,
+        });
+      });
+      return true;
+    } catch (error) {
+      // Finished, waiting, or never created (the worker died before the first event).
+      return error instanceof NothingToRecover || error instanceof IllegalTaskEventError;
+    }
+  }
+
+  /**
    * Ends a task whose worker died while it ran, or hands it back to a resumable executor;
    * true when the lease now belongs to a resumed execution.
    */
@@ -152,17 +240,7 @@ export class ExecutionLeases {
       this.#resume(scope, record);
       return true;
     }
-    try {
-      await this.manager.update({ tenant: ref.tenant, owner: ref.owner }, ref.taskId, (current) => {
-        const state = current.task.status.state;
-        if (state !== TaskState.SUBMITTED && state !== TaskState.WORKING) throw new NothingToRecover();
-        return statusChange(current.task, TaskState.FAILED, workerLostMessage(ref, current.task.contextId), {
-          workerLost: true,
-        });
-      });
-    } catch {
-      // Finished, waiting, or never created (the worker died before the first event).
-    }
+    await this.#fail(ref, WORKER_LOST);
     return false;
   }
 
@@ -173,15 +251,14 @@ export class ExecutionLeases {
   }
 }
 
-function workerLostMessage(ref: LeaseRef, contextId: string | undefined): Message {
+const WORKER_LOST =
+  'The worker running this task was lost (its process ended or stopped responding) before the task finished. Send the message again to retry.';
+
+function agentText(ref: LeaseRef, contextId: string | undefined, text: string): Message {
   return {
     messageId: newId(),
     role: Role.AGENT,
-    parts: [
-      {
-        text: 'The worker running this task was lost (its process ended or stopped responding) before the task finished. Send the message again to retry.',
-      },
-    ],
+    parts: [{ text }],
     taskId: ref.taskId,
     contextId: contextId ?? '',
   };

@@ -412,6 +412,24 @@ export class TaskManager {
     this.#onInterruptedExpired?.(record);
   }
 
+  /**
+   * Publishes that an execution ended but its end could not be written (`reason`): streams and
+   * waiting calls of the task end with UnavailableError instead of waiting for an end that
+   * the store does not have (it is recorded later, by recovery). No store change.
+   */
+  publishEndNotRecorded(scope: TaskScope, taskId: string, reason: string): Promise<void> {
+    return this.#order.run(scope.tenant, taskId, async () => {
+      await this.#staged.published(scope.tenant, taskId).catch(() => {});
+      const current = await this.store.get(scope, taskId).catch(() => undefined);
+      await this.#publish(scope.tenant, {
+        taskId,
+        version: current?.version ?? 0,
+        state: current?.task.status.state ?? TaskState.WORKING,
+        endNotRecorded: reason,
+      });
+    });
+  }
+
   /** Publishes that an execution ended leaving the task in `state` (no store change). */
   publishExecutionEnded(scope: TaskScope, record: StoredTask): Promise<void> {
     return this.#order.run(scope.tenant, record.task.id, async () => {

@@ -107,6 +107,7 @@ function createDefaultHandler(
   stores: OpenedStores | undefined,
   push: PushHosting | undefined,
   obs: Observability,
+  onError: (error: unknown) => void,
 ): RequestHandler {
   return new DefaultRequestHandler({
     // Traces, metrics and logs around the agent, the store and the bus (issue 15).
@@ -125,6 +126,7 @@ function createDefaultHandler(
     ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
     ...pickLimits(options.limits),
+    onError,
   });
 }
 
@@ -229,6 +231,7 @@ class A2AHttpServer implements A2AServer {
           this.stores,
           this.push,
           obs,
+          onError,
         );
     this.handler = obs.handler(this.push ? this.push.attach(handler) : handler);
     this.served = interceptHandler(this.handler, [

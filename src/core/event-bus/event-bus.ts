@@ -33,6 +33,11 @@ export interface TaskEvent {
    * state). Streams waiting at AUTH_REQUIRED for an out-of-band credential close on it.
    */
   readonly executionEnded?: boolean;
+  /**
+   * Marker: the execution ended but its end could not be written (the reason); the task
+   * stays as stored until recovery ends it. Streams end with UnavailableError on it.
+   */
+  readonly endNotRecorded?: string;
 }
 
 /** Receives the events of one topic, synchronously and in order. Must not throw. */

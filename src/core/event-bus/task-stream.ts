@@ -108,6 +108,10 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
   }
 
   #apply(event: TaskEvent): void {
+    if (event.endNotRecorded !== undefined) {
+      this.fail(endNotRecordedError(event.taskId, event.endNotRecorded));
+      return;
+    }
     if (event.executionEnded) {
       if (event.version >= this.#lastVersion && this.#lastState === TaskState.AUTH_REQUIRED) this.end();
       return;
@@ -250,4 +254,11 @@ function jsonLength(value: unknown): number {
   } catch {
     return 0;
   }
+}
+
+/** The error a stream (or a waiting SendMessage) ends with when its task's end could not be written. */
+export function endNotRecordedError(taskId: string, reason: string): UnavailableError {
+  return new UnavailableError(
+    `the agent's execution of task ${taskId} ended, but the server could not record how (${reason}); the task is failed once the store accepts writes again: read it with GetTask`,
+  );
 }

@@ -100,6 +100,7 @@ export class DefaultRequestHandler implements RequestHandler {
         options.recovery !== false && isLeaseStore(store)
           ? new ExecutionLeases(store, manager, options.recovery ?? {})
           : undefined,
+      onError: options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error)),
       closed: false,
     };
     // Without an operator's secret, a store that keeps one gives every replica (and the next

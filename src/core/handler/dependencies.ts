@@ -20,6 +20,8 @@ export interface HandlerDependencies {
   readonly manager: TaskManager;
   /** Leases of running executions (crash recovery), when the store keeps them. */
   readonly leases: ExecutionLeases | undefined;
+  /** Receives failures that are not protocol errors (an execution's end the store refused). */
+  readonly onError: (error: unknown) => void;
   /** Set once close() began: new work is refused. */
   closed: boolean;
 }

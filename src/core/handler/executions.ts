@@ -14,19 +14,31 @@ import { agentRequestContext, lastClientMessage } from './request-context.js';
 import { TaskTurns } from './turns.js';
 import { TaskCanceledReason } from './abort-reasons.js';
 import { TaskState } from '../../model/enums.js';
+import { UnavailableError } from '../../errors/a2a-error.js';
+import type { HeldLease } from '../recovery.js';
+import { TransientMap } from '../transient-map.js';
+import { errorText } from '../execution-end.js';
 
 /** How long close() waits for aborted executions to record their end. */
 const DRAIN_MS = 1000;
+
+/** How an execution ended for its lease: released, handed back for the next start, or kept (end not recorded). */
+type ExecutionEnd = 'ended' | 'handedBack' | 'unrecorded';
 
 export class Executions {
   readonly turns = new TaskTurns();
   /** Executions (with their finishing writes) not yet done; `#drained` is called at zero. */
   #running = 0;
   #drained: (() => void) | undefined;
+  /** The sinks of running executions, so close() can answer callers still waiting for a first event. */
+  readonly #sinks = new TransientMap<ExecutionSink, ExecutionSink>();
 
   constructor(private readonly deps: HandlerDependencies) {}
 
-  /** Starts the agent on `execution` (the task's turn, which it now owns), detached from the request. */
+  /**
+   * Starts the agent on `execution` (the task's turn, which it now owns), detached from the
+   * request. `lease`: the task's lease, taken (and waited for) by the caller already.
+   */
   run(
     request: SendMessageRequest,
     ctx: ServerCallContext,
@@ -34,6 +46,7 @@ export class Executions {
     clientMessage: Message,
     existing: StoredTask | undefined,
     execution: Execution,
+    lease?: HeldLease,
   ): ExecutionSink {
     const taskId = clientMessage.taskId!;
     const contextId = clientMessage.contextId!;
@@ -47,7 +60,7 @@ export class Executions {
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     });
     const context = agentRequestContext(clientMessage, existing, ctx, request, execution, this.deps.card());
-    this.#start(context, sink, execution, scope);
+    this.#start(context, sink, execution, scope, lease);
     return sink;
   }
 
@@ -80,8 +93,17 @@ export class Executions {
     return true;
   }
 
-  /** Starts `execute` detached, with the task's lease and (across processes) its cancel signal. */
-  #start(context: RequestContext, sink: ExecutionSink, execution: Execution, scope: TaskScope): void {
+  /**
+   * Starts `execute` detached, with the task's lease and (across processes) its cancel signal.
+   * The agent runs once the lease is in the store: its first event may write the task.
+   */
+  #start(
+    context: RequestContext,
+    sink: ExecutionSink,
+    execution: Execution,
+    scope: TaskScope,
+    given?: HeldLease,
+  ): void {
     const { tenant } = scope;
     const taskId = sink.taskId;
     // A cancel handled by another replica reaches this agent through the bus.
@@ -91,21 +113,42 @@ export class Executions {
           if (event.state === TaskState.CANCELED) execution.abort(new TaskCanceledReason(taskId));
         })
       : undefined;
-    const releaseLease = this.deps.leases?.hold(tenant, scope.owner, taskId);
+    const lease = given ?? this.deps.leases?.hold(tenant, scope.owner, taskId);
     this.#running++;
-    const running = this.#execute(context, sink, execution, tenant, taskId);
-    if (stopOnCancel || releaseLease) {
-      void running.then((handedBack) => {
-        stopOnCancel?.();
-        releaseLease?.(handedBack);
-      });
-    }
+    this.#sinks.set(sink, sink);
+    const running = lease
+      ? lease.taken.then(
+          () => this.#execute(context, sink, execution, tenant, taskId),
+          (error: unknown) => this.#refuse(sink, execution, tenant, taskId, error),
+        )
+      : this.#execute(context, sink, execution, tenant, taskId);
+    void running.then((end) => {
+      this.#sinks.delete(sink);
+      stopOnCancel?.();
+      if (!lease) return;
+      if (end === 'unrecorded') lease.keepForRecovery();
+      else lease.release(end === 'handedBack');
+    });
+  }
+
+  /** The lease could not be written: the agent does not run, and its caller gets the reason. */
+  async #refuse(
+    sink: ExecutionSink,
+    execution: Execution,
+    tenant: string,
+    taskId: string,
+    error: unknown,
+  ): Promise<ExecutionEnd> {
+    const refusal = new UnavailableError(
+      `the server could not record this task's lease (${errorText(error)}); send the message again`,
+    );
+    return this.#end(sink, refusal, true, false, false, execution, tenant, taskId);
   }
 
   /**
-   * Runs the agent, then applies the return rules; never rejects. Resolves true when the
-   * server's close() cut off a resumable executor and its unfinished task was left for the
-   * next start.
+   * Runs the agent, then applies the return rules; never rejects. Resolves `handedBack` when
+   * the server's close() cut off a resumable executor and its unfinished task was left for
+   * the next start, `unrecorded` when the end could not be written.
    */
   async #execute(
     context: RequestContext,
@@ -113,7 +156,7 @@ export class Executions {
     execution: Execution,
     tenant: string,
     taskId: string,
-  ): Promise<boolean> {
+  ): Promise<ExecutionEnd> {
     let error: unknown;
     let threw = false;
     try {
@@ -124,21 +167,47 @@ export class Executions {
     }
     // Only a store with leases can hand a task to the next start.
     const handBack = this.deps.executor.resumable === true && this.deps.leases !== undefined;
-    let handedBack = false;
+    return this.#end(sink, error, threw, execution.serverStopped, handBack, execution, tenant, taskId);
+  }
+
+  /** Applies the end of an execution and frees its turn; never rejects. */
+  async #end(
+    sink: ExecutionSink,
+    error: unknown,
+    threw: boolean,
+    serverStopped: boolean,
+    handBack: boolean,
+    execution: Execution,
+    tenant: string,
+    taskId: string,
+  ): Promise<ExecutionEnd> {
+    let end: ExecutionEnd = 'ended';
     try {
-      handedBack = await sink.finish(error, threw, execution.serverStopped, handBack);
-    } catch {
-      // A store failure while finishing: nothing more can be done here.
+      if (await sink.finish(error, threw, serverStopped, handBack)) end = 'handedBack';
+    } catch (finishError) {
+      // The end (often the FAILED of a store that is failing) is not in the store. The lease
+      // is kept so the task is failed later, by this process or by recovery; whoever streams
+      // or waits for the task here hears it now (defect 3 of issue 26).
+      end = 'unrecorded';
+      this.deps.onError(finishError);
+      await this.deps.manager
+        .publishEndNotRecorded(sink.scope, taskId, errorText(finishError))
+        .catch(this.deps.onError);
     }
     // Only now, with the end applied, may the task's next message run.
     this.turns.end(tenant, taskId, execution);
     if (--this.#running === 0) this.#drained?.();
-    return handedBack;
+    return end;
   }
 
-  /** Aborts every execution and refuses waiting messages (the server is closing). */
+  /**
+   * Aborts every execution and refuses waiting messages (the server is closing). A caller
+   * still waiting for an agent's first event is answered with UnavailableError now, not
+   * when (or if) the agent stops.
+   */
   stopAll(): void {
     this.turns.stopAll();
+    for (const sink of [...this.#sinks.values()]) sink.stopWaiting();
   }
 
   /**

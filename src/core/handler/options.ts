@@ -84,4 +84,10 @@ export interface DefaultRequestHandlerOptions {
    * @default on: idempotency records after 24 hours, terminal tasks kept
    */
   retention?: RetentionOptions | false;
+  /**
+   * Receives failures that are not protocol errors: an execution whose end (often the FAILED
+   * of a failing store) could not be written. Such a task keeps its lease and is failed later.
+   * @default console.error
+   */
+  onError?: (error: unknown) => void;
 }

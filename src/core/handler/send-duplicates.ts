@@ -6,9 +6,10 @@
 import type { Message, SendMessageRequest } from '../../model/schema.js';
 import { UnavailableError } from '../../errors/a2a-error.js';
 import type { ServerCallContext } from '../context.js';
-import type { ExecutionSink } from '../event-sink.js';
+import { ServerStoppedWaiting, type ExecutionOutcome, type ExecutionSink } from '../event-sink.js';
+import type { LeaseStore } from '../stores/leases.js';
 import { messageIdReused, requestFingerprint, sameRequest } from '../idempotency.js';
-import type { IdempotencyKey, IdempotencyRecord, TaskScope } from '../stores/task-store.js';
+import type { IdempotencyKey, IdempotencyRecord, TaskScope, TaskStore } from '../stores/task-store.js';
 import { TransientMap } from '../transient-map.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 
@@ -20,7 +21,19 @@ export type SendOutcome =
 /** How a send began: as a duplicate of an earlier one, or by running the agent. */
 export type SendStart =
   | { readonly kind: 'duplicate'; readonly outcome: Promise<SendOutcome> }
-  | { readonly kind: 'run'; readonly sink: ExecutionSink };
+  | {
+      readonly kind: 'run';
+      readonly sink: ExecutionSink;
+      /**
+       * The execution's first outcome as the caller may be told it: a direct reply only once
+       * its idempotency record is durable (a client that got the reply gets it again on a
+       * retry after a crash).
+       */
+      readonly outcome: Promise<ExecutionOutcome>;
+    };
+
+/** How long a pending claim is waited for without leases to tell (the default lease time). */
+const CLAIM_WAIT_WITHOUT_LEASES_MS = 30_000;
 
 /** One value of a {@link CallerMap}, chained to the others of the same key. */
 interface CallerEntry<V> {
@@ -155,45 +168,55 @@ export class SendDuplicates {
         // Outside the window: the messageId is free again.
         await store.setIdempotencyRecord(key, claim);
       } else if (previous) {
-        this.#inflight.delete(tenant, principal, messageId);
         if (previous.fingerprint !== undefined && !sameRequest(previous.fingerprint, fingerprint, request)) {
-          inflight.reject(messageIdReused(messageId));
           throw messageIdReused(messageId);
         }
-        inflight.resolve(await this.#outcomeOf(previous, scopeOf(ctx)));
-        return duplicate(inflight.outcome());
+        // Undefined: the first send's worker is gone and recorded nothing; this one runs instead.
+        const outcome = await this.#outcomeOf(previous, scopeOf(ctx), key, claim);
+        if (outcome) {
+          this.#inflight.delete(tenant, principal, messageId);
+          inflight.resolve(outcome);
+          return duplicate(inflight.outcome());
+        }
       }
       claimed = true;
       const sink = await start();
-      sink.outcome.then(
-        (outcome) => {
-          const result: SendOutcome =
-            outcome.kind === 'message'
-              ? { kind: 'message', message: outcome.message }
-              : { kind: 'task', taskId: outcome.record.task.id };
-          inflight.resolve(result);
-          const release = (): void => this.#inflight.delete(tenant, principal, messageId);
-          // A task outcome leaves the claim as it is: `pending` with the task's id, and the
-          // task now exists, which is all a repeat needs (one store write less per send).
-          if (result.kind === 'task') release();
-          else {
-            store
+      // A direct reply is told to nobody before its record is durable: after a crash, the
+      // retry of a client that got it finds it (issue 26). A task outcome leaves the claim
+      // as it is: `pending` with the task's id, and the task now exists, which is all a
+      // repeat needs (one store write less per send).
+      const recorded = sink.outcome.then((outcome): ExecutionOutcome | Promise<ExecutionOutcome> =>
+        outcome.kind === 'message'
+          ? store
               .setIdempotencyRecord(key, {
                 status: 'message',
-                message: result.message,
+                message: outcome.message,
                 fingerprint,
                 createdAtMs,
               })
-              .then(release, release);
-          }
+              .then(() => outcome)
+          : outcome,
+      );
+      recorded.then(
+        (outcome) => {
+          inflight.resolve(
+            outcome.kind === 'message'
+              ? { kind: 'message', message: outcome.message }
+              : { kind: 'task', taskId: outcome.record.task.id },
+          );
+          this.#inflight.delete(tenant, principal, messageId);
         },
         (error: unknown) => {
           inflight.reject(error);
           this.#inflight.delete(tenant, principal, messageId);
-          void store.setIdempotencyRecord(key, undefined);
+          // A caller answered at the server's stop leaves the claim: the agent may still make
+          // the task, which a retry then finds (or, if it never does, runs again after the lease time).
+          if (!(error instanceof ServerStoppedWaiting)) {
+            store.setIdempotencyRecord(key, undefined).catch(noop);
+          }
         },
       );
-      return { kind: 'run', sink };
+      return { kind: 'run', sink, outcome: recorded };
     } catch (error) {
       inflight.reject(error);
       this.#inflight.delete(tenant, principal, messageId);
@@ -202,15 +225,55 @@ export class SendDuplicates {
     }
   }
 
-  /** The outcome recorded for a repeated messageId (from the store). */
-  async #outcomeOf(record: IdempotencyRecord, scope: TaskScope): Promise<SendOutcome> {
+  /**
+   * The outcome recorded for a repeated messageId (from the store), or undefined when the
+   * first send's claim was abandoned (its worker is gone and recorded nothing) and has now
+   * been retaken with `claim` for this request to run.
+   */
+  async #outcomeOf(
+    record: IdempotencyRecord,
+    scope: TaskScope,
+    key: IdempotencyKey,
+    claim: IdempotencyRecord,
+  ): Promise<SendOutcome | undefined> {
     if (record.status === 'message') return { kind: 'message', message: record.message };
     if (record.status === 'task') return { kind: 'task', taskId: record.taskId };
     // Pending: the send made (or, on another replica, is making) this task; it exists once
-    // the agent emitted anything.
-    const task = await this.deps.manager.get(scope, record.taskId);
-    if (task) return { kind: 'task', taskId: record.taskId };
+    // the agent emitted anything. A follow-up's task existed before: the send reached it
+    // once the task's history holds its message.
+    const stored = await this.deps.manager.get(scope, record.taskId);
+    const reached =
+      stored !== undefined &&
+      (stored.version > 0 && stored.task.history?.some((m) => m.messageId === key.messageId)) === true;
+    if (reached || (stored && !(await this.#abandoned(record, key)))) {
+      return { kind: 'task', taskId: record.taskId };
+    }
+    if (!stored && !(await this.#abandoned(record, key))) {
+      throw new UnavailableError('a message with this messageId is still being processed; retry later');
+    }
+    const store = this.deps.store;
+    const retaken = store.replaceIdempotencyRecord
+      ? await store.replaceIdempotencyRecord(key, record, claim)
+      : (await store.setIdempotencyRecord(key, claim), true);
+    if (retaken) return undefined;
+    // Another retry (on another replica) took it over first and runs it now.
     throw new UnavailableError('a message with this messageId is still being processed; retry later');
+  }
+
+  /**
+   * True when the send that made `record` can no longer be running: the lease time has passed
+   * since its claim and no live lease is held on its task (a running execution renews its
+   * lease, taken before the agent runs). Without leases, the lease time alone decides.
+   */
+  async #abandoned(record: IdempotencyRecord, key: IdempotencyKey): Promise<boolean> {
+    if (record.status !== 'pending') return false;
+    const leases = this.deps.leases;
+    const now = Date.now();
+    const waitMs = leases?.leaseMs ?? CLAIM_WAIT_WITHOUT_LEASES_MS;
+    if (now < (record.createdAtMs ?? 0) + waitMs) return false;
+    const store = this.deps.store as TaskStore & Partial<LeaseStore>;
+    if (!leases || !store.hasLiveLease) return true;
+    return !(await store.hasLiveLease(key.tenant, key.principal, record.taskId, now));
   }
 }
 

@@ -13,6 +13,7 @@ import { IllegalTaskEventError } from '../task-changes.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 import type { Execution } from './execution.js';
 import type { Executions } from './executions.js';
+import type { HeldLease } from '../recovery.js';
 import { pushConfigFor } from './push-configs.js';
 import { invalidParam, notFound, shuttingDown, terminalTask } from './refusals.js';
 import { noop } from './send-duplicates.js';
@@ -45,6 +46,8 @@ export async function startSend(
   const requestedTaskId = message.taskId ? message.taskId : undefined;
   /** This message's turn on its task, once taken; released here unless the agent runs with it. */
   let execution: Execution | undefined;
+  /** The task's lease, taken before a follow-up rewrites the task; released here unless the agent runs. */
+  let lease: HeldLease | undefined;
   try {
     let existing: StoredTask | undefined;
     let contextId: string;
@@ -79,6 +82,10 @@ export async function startSend(
       stream.onEnd(unsubscribe);
     }
     if (existing) {
+      // The lease is in the store before the task is saved WORKING: a crash between the two
+      // leaves a lease for recovery to find, never a WORKING task without one (issue 26).
+      lease = deps.leases?.hold(tenant, scope.owner, taskId);
+      if (lease) await lease.taken;
       try {
         existing = await manager.addClientMessage(scope, taskId, clientMessage);
       } catch (error) {
@@ -93,7 +100,9 @@ export async function startSend(
     // A new task's id is unknown to anyone else: its turn is free.
     const turn = execution ?? turns.take(tenant, taskId)!;
     execution = undefined; // the agent owns the turn from here
-    const sink = executions.run(request, ctx, scope, clientMessage, existing, turn);
+    const held = lease;
+    lease = undefined; // and the lease
+    const sink = executions.run(request, ctx, scope, clientMessage, existing, turn, held);
     if (pushConfig) {
       sink.outcome.then((outcome) => {
         if (outcome.kind === 'message') void pushStore.deleteAll(scope, taskId);
@@ -102,6 +111,7 @@ export async function startSend(
     return sink;
   } catch (error) {
     if (execution) turns.end(tenant, taskId, execution);
+    lease?.release();
     throw error;
   }
 }

@@ -51,7 +51,7 @@ export class SendOperations {
         if (outcome.kind === 'message') return { message: outcome.message };
         taskId = outcome.taskId;
       } else {
-        const outcome = await start.sink.outcome;
+        const outcome = await start.outcome;
         if (outcome.kind === 'message') return { message: outcome.message };
         const record = outcome.record;
         taskId = record.task.id;
@@ -92,7 +92,7 @@ export class SendOperations {
       // Handed to the binding before the agent's first event, so the response starts at once.
       // The first event follows as soon as the task exists (at once for a follow-up) or the
       // agent replied; an error the agent raises before any event is the stream's error (G5).
-      start.sink.outcome.then(
+      start.outcome.then(
         (outcome) => {
           if (outcome.kind === 'message') stream.startWithMessage(outcome.message);
           else stream.start(outcome.record.task, outcome.record.version, true);
@@ -133,7 +133,8 @@ export class SendOperations {
     const taskId = message.taskId ? message.taskId : newId();
     const duplicates = this.#duplicates;
     if (!duplicates) {
-      return { kind: 'run', sink: await startSend(deps, this.executions, request, ctx, taskId, stream) };
+      const sink = await startSend(deps, this.executions, request, ctx, taskId, stream);
+      return { kind: 'run', sink, outcome: sink.outcome };
     }
     return duplicates.begin(request, ctx, taskId, () =>
       startSend(deps, this.executions, request, ctx, taskId, stream),

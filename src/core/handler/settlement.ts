@@ -9,6 +9,7 @@ import { snapshotRecord } from '../task-snapshot.js';
 import type { HandlerDependencies } from './dependencies.js';
 import { shuttingDown } from './refusals.js';
 import { TransientMap } from '../transient-map.js';
+import { endNotRecordedError } from '../event-bus/task-stream.js';
 
 /** Terminal or interrupted: the agent is done until the client does something. */
 export function isSettled(state: TaskState): boolean {
@@ -34,9 +35,21 @@ export class SettlementWatch {
   #unsubscribe: (() => void) | undefined;
   #onSettled: (() => void) | undefined;
   #closed = false;
+  /** Set when the task's execution ended without its end being recorded. */
+  #failure: Error | undefined;
+
+  /** The error to answer with, when the execution ended without its end being recorded. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
 
   /** The bus listener (events of the watched task, in order). */
   readonly handle = (event: TaskEvent): void => {
+    if (event.endNotRecorded !== undefined) {
+      this.#failure = endNotRecordedError(event.taskId, event.endNotRecorded);
+      this.#onSettled?.();
+      return;
+    }
     if (event.executionEnded || !isSettled(event.state)) return;
     const record = savedRecordOf(event);
     // A snapshot now: the manager extends the record's arrays in place on the task's next change.
@@ -136,6 +149,7 @@ export class Settlements {
       };
       const look = (): void => {
         const seen = watched!.take(look);
+        if (watched!.failure) return finish(undefined, watched!.failure);
         if (seen === READ_TASK) check();
         else if (seen) finish(seen);
         else listenSoon();
@@ -143,7 +157,9 @@ export class Settlements {
       const unsubscribe = watched
         ? undefined
         : bus.subscribe({ tenant: scope.tenant, taskId, owner: scope.owner }, (event) => {
-            if (!event.executionEnded && isSettled(event.state)) check();
+            if (event.endNotRecorded !== undefined) {
+              finish(undefined, endNotRecordedError(event.taskId, event.endNotRecorded));
+            } else if (!event.executionEnded && isSettled(event.state)) check();
           });
       this.#waiters.set(waiter, waiter);
       if (watched) look();

@@ -48,7 +48,7 @@ export function observeEventBus(bus: EventBus, options: ObserveEventBusOptions):
   };
   const observed: EventBus = {
     publish(topic, event) {
-      if (!event.executionEnded) watch(topic, event);
+      if (!event.executionEnded && event.endNotRecorded === undefined) watch(topic, event);
       return bus.publish(topic, event);
     },
     subscribe: (topic, listener) => bus.subscribe(topic, listener),
