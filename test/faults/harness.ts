@@ -1,0 +1,220 @@
+/**
+ * The fault suite's harness: runs the scenario against a real server process with a fault
+ * planned at one write point (`A2A_FAULT_POINT`), restarts on the same store, and checks the
+ * invariants of issue 26. Cases run two at a time (the machine has two cores).
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FaultAction, WritePoint } from '../../src/core/stores/fault-points.js';
+import { WRITE_POINTS } from '../../src/core/stores/fault-points.js';
+import type { StoreSpec } from '../../src/core/stores/open.js';
+import { TaskState } from '../../src/model/enums.js';
+import { createA2AServer } from '../../src/server/http.js';
+import { callAs } from '../support/handler.js';
+import { dropSchema, freshSchema, postgresUrl } from '../support/postgres.js';
+import { checkInvariants, faultServerOptions, runScenario, type Journal } from './scenario.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Short, so a case waits little for a dead worker's lease to run out. */
+export const LEASE_MS = 300;
+
+/** A store made for one case, and how to remove it. */
+export interface CaseStore {
+  readonly spec: StoreSpec;
+  dispose(): Promise<void>;
+}
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+/** A fresh store of `kind`: a SQLite file in a temporary folder, or a PostgreSQL schema. */
+export function freshStore(kind: StoreKind): CaseStore {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-faults-'));
+    return {
+      spec: `sqlite:${join(dir, 'a2a.sqlite')}`,
+      dispose: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
+  }
+  const schema = freshSchema('faults');
+  const url = new URL(postgresUrl());
+  url.searchParams.set('schema', schema);
+  return { spec: url.toString() as StoreSpec, dispose: () => dropSchema(schema) };
+}
+
+/** A running fault-server.ts process. */
+export interface Child {
+  readonly process: ChildProcess;
+  readonly url: string;
+  stderr(): string;
+  /** Resolves with the exit code and signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts fault-server.ts on `store` with `env` added; resolves once it listens. */
+export async function startChild(store: StoreSpec, env: Record<string, string>): Promise<Child> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/faults/fault-server.ts', store, String(LEASE_MS)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /^listening (\S+)/m.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`fault server exited (${code ?? signal}) before listening: ${err}`)),
+    );
+  });
+  return { process: child, url, stderr: () => err, exited };
+}
+
+/** Stops a child that is still running: SIGTERM (graceful), then SIGKILL if it does not exit. */
+export async function stopChild(
+  child: Child,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
+  const timer = setTimeout(() => child.process.kill('SIGKILL'), 10_000);
+  try {
+    return await child.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The write points one run of the scenario passes, with how often (from `A2A_FAULT_TRACE`). */
+export async function tracePoints(kind: StoreKind, webhook: string): Promise<Map<WritePoint, number>> {
+  const store = freshStore(kind);
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-trace-'));
+  const trace = join(dir, 'trace');
+  try {
+    const child = await startChild(store.spec, { A2A_FAULT_TRACE: trace });
+    try {
+      await runScenario(child.url, 'trace', webhook);
+      // Let the push worker deliver and the heartbeat renew before the count is taken.
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+    } finally {
+      const end = await stopChild(child);
+      assert.equal(end.code, 0, `the traced server exited with ${end.code ?? end.signal}: ${child.stderr()}`);
+    }
+    const counts = new Map<WritePoint, number>();
+    for (const line of readFileSync(trace, 'utf8').split('\n')) {
+      if (!line) continue;
+      assert.ok((WRITE_POINTS as readonly string[]).includes(line), `unknown write point ${line}`);
+      counts.set(line as WritePoint, (counts.get(line as WritePoint) ?? 0) + 1);
+    }
+    return counts;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await store.dispose();
+  }
+}
+
+/** One fault: the n-th hit of a point, and what happens there. */
+export interface FaultCase {
+  readonly point: WritePoint;
+  readonly hit: number;
+  readonly action: FaultAction;
+}
+
+/** The cases of a trace: every point it passed, at its first `maxHits` hits. */
+export function casesOf(counts: Map<WritePoint, number>, action: FaultAction, maxHits: number): FaultCase[] {
+  const cases: FaultCase[] = [];
+  for (const point of WRITE_POINTS) {
+    const n = Math.min(counts.get(point) ?? 0, maxHits);
+    for (let hit = 1; hit <= n; hit++) cases.push({ point, hit, action });
+  }
+  return cases;
+}
+
+function unhandled(stderr: string): boolean {
+  return /Unhandled|unhandledRejection|uncaught/i.test(stderr);
+}
+
+/**
+ * Runs one case: the scenario against a server faulted at `fault`, then the invariants on a
+ * restarted server (in this process) on the same store.
+ */
+export async function runCase(kind: StoreKind, fault: FaultCase, webhook: string): Promise<void> {
+  const store = freshStore(kind);
+  const prefix = `${fault.point}-${fault.hit}-${fault.action}`;
+  try {
+    const child = await startChild(store.spec, {
+      A2A_FAULT_POINT: `${fault.point}:${fault.hit}:${fault.action}`,
+    });
+    let told: Journal;
+    try {
+      told = await runScenario(child.url, prefix, webhook);
+      if (fault.action === 'kill') {
+        // A point hit after the scenario (a heartbeat, a delivery) still kills it soon.
+        await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, LEASE_MS))]);
+      }
+    } finally {
+      const end = await stopChild(child);
+      const stderr = child.stderr();
+      assert.ok(!unhandled(stderr), `the faulted server reported an unhandled error: ${stderr}`);
+      if (end.signal !== 'SIGKILL') {
+        assert.equal(end.code, 0, `the faulted server exited with ${end.code ?? end.signal}: ${stderr}`);
+      }
+    }
+    // Past the lease time of everything the dead process held.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
+    const server = createA2AServer(faultServerOptions(store.spec, LEASE_MS));
+    try {
+      const { url } = await server.listen(0, '127.0.0.1');
+      const ctx = callAs('anonymous');
+      const listActive = async () => {
+        const page = await server.handler.listTasks({ pageSize: 100 }, ctx);
+        return page.tasks.filter(
+          (t) => t.status.state === TaskState.SUBMITTED || t.status.state === TaskState.WORKING,
+        );
+      };
+      // Recovery runs at start and at each heartbeat: expired leases are ended within a few.
+      for (let i = 0; i < 40 && (await listActive()).length > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 4));
+      }
+      await checkInvariants(url, prefix, webhook, told, listActive);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await store.dispose();
+  }
+}
+
+/** Runs `cases` at most `concurrency` at a time; resolves with each case's failure, by name. */
+export async function runAll(
+  cases: readonly FaultCase[],
+  concurrency: number,
+  one: (fault: FaultCase) => Promise<void>,
+): Promise<Map<string, unknown>> {
+  const failures = new Map<string, unknown>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const fault = cases[next++]!;
+      try {
+        await one(fault);
+      } catch (error) {
+        failures.set(`${fault.point}:${fault.hit}:${fault.action}`, error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return failures;
+}
