@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { A2AClient, type ConnectedA2AClient } from '../../src/client/client.js';
 import type { StreamEvent } from '../../src/client/stream-events.js';
+import type { BindingName } from '../../src/client/binding-selection.js';
 import { InvalidParamsError } from '../../src/errors/a2a-error.js';
 import { isTerminalState, TaskState } from '../../src/model/enums.js';
 import type { Task } from '../../src/model/schema.js';
@@ -29,11 +30,18 @@ export const faultAgent: AgentExecutor = {
     if (text === 'reply') return task.reply(`pong ${randomUUID()}`);
     if (text === 'refuse') throw new InvalidParamsError('refused before any event');
     if (text === 'ask') return task.requireInput('which one?');
+    if (text === 'silent') {
+      // Never answers and ignores its signal: only the server's stop ends the call.
+      process.stdout.write('silent agent started\n');
+      return new Promise<void>(() => {});
+    }
     if (text === 'answer') {
       await task.artifact({ artifactId: 'answer', name: 'answer', text: 'answered' });
       return task.complete();
     }
     await task.working('started');
+    // The WORKING task is on disk before its next events (written in another batch).
+    if (text === 'durable') await task.written();
     if (text === 'hang') {
       await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
       return;
@@ -50,6 +58,7 @@ export function faultServerOptions(store: StoreSpec, leaseMs: number): A2AServer
     card: FAULT_AGENT_CARD,
     store,
     recovery: { leaseMs, heartbeatMs: Math.max(10, Math.floor(leaseMs / 4)) },
+    closeGraceMs: 200,
     pushNotifications: true,
     push: { allowHosts: ['127.0.0.1'], allowHttp: true, baseDelayMs: 10, maxDelayMs: 50, timeoutMs: 500 },
   };
@@ -74,7 +83,8 @@ export type Journal = Record<StepName, Told>;
 export type StepName = 'reply' | 'work' | 'ask' | 'answer' | 'refuse';
 export const STEPS: readonly StepName[] = ['reply', 'work', 'ask', 'answer', 'refuse'];
 
-function emptyJournal(): Journal {
+/** A journal of nothing told (no step sent). */
+export function emptyJournal(): Journal {
   const journal = {} as Journal;
   for (const step of STEPS) journal[step] = { states: [], artifacts: [] };
   return journal;
@@ -100,8 +110,8 @@ function noteEvent(told: Told, event: StreamEvent): void {
 }
 
 /** Connects without the client's own retries: the suite decides when to send again. */
-export function connect(url: string): Promise<ConnectedA2AClient> {
-  return A2AClient.connect(url, { retry: false });
+export function connect(url: string, bindings?: BindingName[]): Promise<ConnectedA2AClient> {
+  return A2AClient.connect(url, { retry: false, ...(bindings ? { bindings } : {}) });
 }
 
 /**

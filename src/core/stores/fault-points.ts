@@ -9,7 +9,7 @@
  *
  * `A2A_FAULT_POINT=<point>:<n>[:<action>]`: at the n-th hit (1-based) of `<point>` in this
  * process, `kill` (the default) sends SIGKILL to the process; `eio` and `full` make that one
- * write throw (an I/O error, a full disk). `A2A_FAULT_TRACE=<file>` appends each point hit
+ * write throw (an I/O error, a full disk). Several plans may be given, separated by commas. `A2A_FAULT_TRACE=<file>` appends each point hit
  * to `<file>`, one name a line (how the suite knows a scenario passes every point).
  */
 import { appendFileSync } from 'node:fs';
@@ -94,11 +94,15 @@ export function injectedFault(point: WritePoint, action: Exclude<FaultAction, 'k
   return error;
 }
 
-function createHook(plan: FaultPlan | undefined, trace: string | undefined): (point: WritePoint) => void {
-  let hits = 0;
+function createHook(plans: readonly FaultPlan[], trace: string | undefined): (point: WritePoint) => void {
+  const hits = new Map<WritePoint, number>();
   return (point) => {
     if (trace) appendFileSync(trace, `${point}\n`);
-    if (!plan || point !== plan.point || ++hits !== plan.hit) return;
+    if (plans.length === 0) return;
+    const hit = (hits.get(point) ?? 0) + 1;
+    hits.set(point, hit);
+    const plan = plans.find((p) => p.point === point && p.hit === hit);
+    if (!plan) return;
     if (plan.action !== 'kill') throw injectedFault(point, plan.action);
     process.kill(process.pid, 'SIGKILL');
     // The signal is delivered at once; nothing of this write may run meanwhile.
@@ -111,7 +115,8 @@ function hookFromEnvironment(): ((point: WritePoint) => void) | undefined {
   const planText = env?.A2A_FAULT_POINT;
   const trace = env?.A2A_FAULT_TRACE;
   if (!planText && !trace) return undefined;
-  return createHook(planText ? parseFaultPlan(planText) : undefined, trace || undefined);
+  const plans = planText ? planText.split(',').map(parseFaultPlan) : [];
+  return createHook(plans, trace || undefined);
 }
 
 /**

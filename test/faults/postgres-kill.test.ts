@@ -1,0 +1,23 @@
+/**
+ * Fault suite, PostgreSQL, kill -9: the scenario's server (a replica) is killed at each of its write points
+ * (each of the first hits of each, from a trace of the scenario), another replica started on the same database, and the
+ * invariants of issue 26 are checked (see harness.ts and scenario.ts).
+ */
+import { test } from 'node:test';
+import { startWebhook } from '../server/push/support.js';
+import { casesOf, runCase, tracePoints } from './harness.js';
+
+test(
+  'PostgreSQL: kill -9 at each write point of the scenario breaks no invariant',
+  { timeout: 170_000, concurrency: 2 },
+  async (t) => {
+    const hook = await startWebhook();
+    t.after(() => hook.close());
+    const cases = casesOf(await tracePoints('postgres', hook.url), 'kill');
+    await Promise.all(
+      cases.map((fault) =>
+        t.test(`kill at ${fault.point} #${fault.hit}`, () => runCase('postgres', fault, hook.url)),
+      ),
+    );
+  },
+);
