@@ -79,6 +79,8 @@ export class ExecutionLeases {
   readonly #held = new Map<string, { ref: LeaseRef; count: number; taken: Promise<void> }>();
   /** Leases kept for tasks whose end could not be written, by the same key: failed at the next heartbeats. */
   readonly #unrecorded = new Map<string, LeaseRef>();
+  /** Leases this heartbeat took over to end their tasks (held for a moment, by no execution). */
+  readonly #recovering = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #beating = false;
   #closed = false;
@@ -94,6 +96,14 @@ export class ExecutionLeases {
     if (!(this.#leaseMs > 0) || !(this.#heartbeatMs > 0) || this.#heartbeatMs >= this.#leaseMs) {
       throw new RangeError('recovery: leaseMs and heartbeatMs must be > 0, with heartbeatMs < leaseMs');
     }
+  }
+
+  /**
+   * True while this process's recovery holds the task's lease only to end it (taken over
+   * from a dead worker): no execution runs under it.
+   */
+  recovering(tenant: string, owner: string, taskId: string): boolean {
+    return this.#recovering.has(`${tenant}\u0000${owner}\u0000${taskId}`);
   }
 
   /** How long a lease lasts without a heartbeat. */
@@ -179,9 +189,15 @@ export class ExecutionLeases {
           Date.now() + this.#leaseMs,
         );
         if (!taken) continue;
-        // A resumed execution holds the lease it took over; it drops it when it ends.
-        if (await this.#recover(ref)) continue;
-        await this.store.releaseLease({ ...ref, worker: this.worker });
+        const key = `${ref.tenant}\u0000${ref.owner}\u0000${ref.taskId}`;
+        this.#recovering.add(key);
+        try {
+          // A resumed execution holds the lease it took over; it drops it when it ends.
+          if (await this.#recover(ref)) continue;
+          await this.store.releaseLease({ ...ref, worker: this.worker });
+        } finally {
+          this.#recovering.delete(key);
+        }
       }
     } catch {
       // A store failure: the next heartbeat tries again.

@@ -15,6 +15,7 @@ import type { StoreSpec } from '../../src/core/stores/open.js';
 import { TaskState } from '../../src/model/enums.js';
 import { createA2AServer } from '../../src/server/http.js';
 import { callAs } from '../support/handler.js';
+import type { Webhook } from '../server/push/support.js';
 import { dropSchema, freshSchema, postgresUrl } from '../support/postgres.js';
 import { checkInvariants, emptyJournal, faultServerOptions, runScenario, type Journal } from './scenario.js';
 
@@ -201,7 +202,7 @@ function unhandled(stderr: string): boolean {
  * Runs one case: the scenario against a server faulted at `fault`, then the invariants on a
  * restarted server (in this process) on the same store.
  */
-export async function runCase(kind: StoreKind, fault: FaultCase, webhook: string): Promise<void> {
+export async function runCase(kind: StoreKind, fault: FaultCase, webhook: Webhook): Promise<void> {
   const store = freshStore(kind);
   const prefix = `${fault.point}-${fault.hit}-${fault.action}`;
   try {
@@ -210,7 +211,7 @@ export async function runCase(kind: StoreKind, fault: FaultCase, webhook: string
     });
     let told: Journal;
     try {
-      told = child.url ? await runScenario(child.url, prefix, webhook) : emptyJournal();
+      told = child.url ? await runScenario(child.url, prefix, webhook.url) : emptyJournal();
       if (fault.action === 'kill') {
         // A point hit after the scenario (a heartbeat, a delivery) still kills it soon.
         await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, LEASE_MS))]);
@@ -239,7 +240,9 @@ export async function runCase(kind: StoreKind, fault: FaultCase, webhook: string
       for (let i = 0; i < 40 && (await listActive()).length > 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 4));
       }
-      await checkInvariants(url, prefix, webhook, told, listActive);
+      await checkInvariants(url, prefix, webhook.url, told, listActive, () =>
+        webhook.received.map((r) => r.json),
+      );
     } finally {
       await server.close();
     }

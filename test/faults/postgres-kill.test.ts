@@ -16,7 +16,7 @@ test(
     const cases = casesOf(await tracePoints('postgres', hook.url), 'kill');
     await Promise.all(
       cases.map((fault) =>
-        t.test(`kill at ${fault.point} #${fault.hit}`, () => runCase('postgres', fault, hook.url)),
+        t.test(`kill at ${fault.point} #${fault.hit}`, () => runCase('postgres', fault, hook)),
       ),
     );
   },

@@ -60,7 +60,17 @@ export function faultServerOptions(store: StoreSpec, leaseMs: number): A2AServer
     recovery: { leaseMs, heartbeatMs: Math.max(10, Math.floor(leaseMs / 4)) },
     closeGraceMs: 200,
     pushNotifications: true,
-    push: { allowHosts: ['127.0.0.1'], allowHttp: true, baseDelayMs: 10, maxDelayMs: 50, timeoutMs: 500 },
+    // A delivery in flight when a process dies waits for its lease (longer than the POST's
+    // timeout) before it is sent again.
+    push: {
+      allowHosts: ['127.0.0.1'],
+      allowHttp: true,
+      baseDelayMs: 10,
+      maxDelayMs: 50,
+      timeoutMs: 300,
+      connectTimeoutMs: 300,
+      leaseMs: 450,
+    },
   };
 }
 
@@ -191,6 +201,7 @@ export async function checkInvariants(
   webhook: string,
   told: Journal,
   listActive: () => Promise<Task[]>,
+  received: () => readonly Record<string, unknown>[],
 ): Promise<Journal> {
   const client = await connect(url);
   try {
@@ -237,8 +248,63 @@ export async function checkInvariants(
       if (before.reply !== undefined) assert.equal(after.reply, before.reply, `${step}: another reply`);
       if (before.taskId !== undefined) assert.equal(after.taskId, before.taskId, `${step}: another task`);
     }
+    const work = again.work.taskId;
+    assert.ok(work, 'the work step has a task');
+    await checkPush(client, work, received);
     return again;
   } finally {
     await client.close().catch(() => {});
   }
+}
+
+/** `task:WORKING`, `status:COMPLETED`, `artifact:result`: what one notification says. */
+function pushKind(json: Record<string, unknown>): string {
+  const task = json.task as Task | undefined;
+  if (task) return `status:${task.status.state}`;
+  const status = json.statusUpdate as { status: { state: string } } | undefined;
+  if (status) return `status:${status.status.state}`;
+  const artifact = json.artifactUpdate as { artifact: { artifactId: string } } | undefined;
+  return artifact ? `artifact:${artifact.artifact.artifactId}` : Object.keys(json).join(',');
+}
+
+function taskOf(json: Record<string, unknown>): string | undefined {
+  const task = json.task as Task | undefined;
+  if (task) return task.id;
+  return (
+    (json.statusUpdate as { taskId?: string } | undefined)?.taskId ??
+    (json.artifactUpdate as { taskId?: string } | undefined)?.taskId
+  );
+}
+
+/**
+ * Push of the `work` task (the one with a config): each of its durable events (created
+ * WORKING, its artifact if stored, its end as stored: COMPLETED, or FAILED by recovery)
+ * reaches the webhook at least once, first in that order.
+ */
+async function checkPush(
+  client: ConnectedA2AClient,
+  taskId: string,
+  received: () => readonly Record<string, unknown>[],
+): Promise<void> {
+  const stored = await client.getTask(taskId);
+  const end = `status:${stored.status.state}`;
+  const kinds = (): string[] =>
+    received()
+      .filter((json) => taskOf(json) === taskId)
+      .map(pushKind);
+  // Bounded: a delivery in flight at the crash is sent again once its lease ran out.
+  for (let i = 0; i < 400 && !kinds().includes(end); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const seen = kinds();
+  const expected = [
+    `status:${TaskState.WORKING}`,
+    ...(stored.artifacts?.some((a) => a.artifactId === 'result') ? ['artifact:result'] : []),
+    end,
+  ];
+  const firsts = expected.map((kind) => seen.indexOf(kind));
+  assert.ok(
+    firsts.every((at, i) => at >= 0 && (i === 0 || at > firsts[i - 1]!)),
+    `push of task ${taskId}: expected ${expected.join(' < ')} (first deliveries), got ${seen.join(', ')}`,
+  );
 }

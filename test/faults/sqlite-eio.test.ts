@@ -16,7 +16,7 @@ test(
     const cases = casesOf(await tracePoints('sqlite', hook.url), 'eio');
     await Promise.all(
       cases.map((fault) =>
-        t.test(`EIO at ${fault.point} #${fault.hit}`, () => runCase('sqlite', fault, hook.url)),
+        t.test(`EIO at ${fault.point} #${fault.hit}`, () => runCase('sqlite', fault, hook)),
       ),
     );
   },

@@ -16,7 +16,7 @@ test(
     const cases = casesOf(await tracePoints('sqlite', hook.url), 'kill');
     await Promise.all(
       cases.map((fault) =>
-        t.test(`kill at ${fault.point} #${fault.hit}`, () => runCase('sqlite', fault, hook.url)),
+        t.test(`kill at ${fault.point} #${fault.hit}`, () => runCase('sqlite', fault, hook)),
       ),
     );
   },

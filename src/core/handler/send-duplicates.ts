@@ -273,7 +273,9 @@ export class SendDuplicates {
     if (now < (record.createdAtMs ?? 0) + waitMs) return false;
     const store = this.deps.store as TaskStore & Partial<LeaseStore>;
     if (!leases || !store.hasLiveLease) return true;
-    return !(await store.hasLiveLease(key.tenant, key.principal, record.taskId, now));
+    if (!(await store.hasLiveLease(key.tenant, key.principal, record.taskId, now))) return true;
+    // The live lease may be this process's recovery ending the dead worker's task.
+    return leases.recovering(key.tenant, key.principal, record.taskId);
   }
 }
 
