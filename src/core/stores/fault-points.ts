@@ -38,6 +38,8 @@ export const WRITE_POINTS = [
   'task.update',
   /** An agent event is staged (written behind, in the next batch). */
   'task.stage',
+  /** The per-caller task counts are compacted (PostgreSQL, on a timer). */
+  'task.counts',
   /** A push config is stored (with a send, or CreateTaskPushNotificationConfig). */
   'push.config.put',
   /** One push config, or all of a task's, deleted. */

@@ -66,6 +66,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     if (this.#compacting || this.#closed) return;
     this.#compacting = true;
     try {
+      faultAt?.('task.counts');
       await this.database.query(
         `WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS held),
          gone AS (
