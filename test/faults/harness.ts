@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,8 @@ export function freshStore(kind: StoreKind): CaseStore {
   const schema = freshSchema('faults');
   const url = new URL(postgresUrl());
   url.searchParams.set('schema', schema);
+  // Names the case's connections, so a test can find (and kill) their backends.
+  url.searchParams.set('application_name', schema);
   return { spec: url.toString() as StoreSpec, dispose: () => dropSchema(schema) };
 }
 
@@ -68,14 +70,19 @@ function serverBundle(): Promise<string> {
     const { build } = await import('esbuild');
     const dir = mkdtempSync(join(tmpdir(), 'a2a-fault-server-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const outfile = join(dir, 'fault-server.mjs');
+    // The push sender's worker thread is loaded from beside its importer: bundled beside it.
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
     await build({
-      entryPoints: [join(ROOT, 'test/faults/fault-server.ts')],
+      entryPoints: [
+        join(ROOT, 'test/faults/fault-server.ts'),
+        join(ROOT, 'src/server/push/webhook-sender-thread.ts'),
+      ],
+      entryNames: '[name]',
       bundle: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      outfile,
+      outdir: dir,
       logLevel: 'error',
       plugins: [
         {
@@ -90,7 +97,7 @@ function serverBundle(): Promise<string> {
         },
       ],
     });
-    return outfile;
+    return join(dir, 'fault-server.js');
   })();
   return bundled;
 }
@@ -172,6 +179,12 @@ export interface FaultCase {
 }
 
 /**
+ * Something done to the store while the scenario runs (a killed PostgreSQL backend); returns
+ * the function that stops it.
+ */
+export type Disturbance = (store: StoreSpec) => () => Promise<void>;
+
+/**
  * Points hit on a timer rather than by a step of the scenario (a heartbeat, the delivery
  * worker's polls): their first two hits stand for the rest.
  */
@@ -202,17 +215,28 @@ function unhandled(stderr: string): boolean {
  * Runs one case: the scenario against a server faulted at `fault`, then the invariants on a
  * restarted server (in this process) on the same store.
  */
-export async function runCase(kind: StoreKind, fault: FaultCase, webhook: Webhook): Promise<void> {
+export async function runCase(
+  kind: StoreKind,
+  fault: FaultCase | undefined,
+  webhook: Webhook,
+  disturb?: Disturbance,
+): Promise<void> {
   const store = freshStore(kind);
-  const prefix = `${fault.point}-${fault.hit}-${fault.action}`;
+  const prefix = fault ? `${fault.point}-${fault.hit}-${fault.action}` : 'disturbed';
   try {
-    const child = await startChild(store.spec, {
-      A2A_FAULT_POINT: `${fault.point}:${fault.hit}:${fault.action}`,
-    });
+    const child = await startChild(
+      store.spec,
+      fault ? { A2A_FAULT_POINT: `${fault.point}:${fault.hit}:${fault.action}` } : {},
+    );
     let told: Journal;
     try {
-      told = child.url ? await runScenario(child.url, prefix, webhook.url) : emptyJournal();
-      if (fault.action === 'kill') {
+      const stop = disturb ? disturb(store.spec) : undefined;
+      try {
+        told = child.url ? await runScenario(child.url, prefix, webhook.url) : emptyJournal();
+      } finally {
+        await stop?.();
+      }
+      if (fault?.action === 'kill') {
         // A point hit after the scenario (a heartbeat, a delivery) still kills it soon.
         await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, LEASE_MS))]);
       }

@@ -152,8 +152,11 @@ export class PostgresDatabase {
       max: options.maxConnections ?? 10,
       ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
     });
-    // An idle client losing its connection (server restart) must not crash the process.
+    // An idle client losing its connection (server restart) must not crash the process; nor
+    // a checked-out one between its queries (a killed backend): the pool only watches idle
+    // ones, and the next query on it fails (and is retried) anyway.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     return new PostgresDatabase(pool, where, schema, options.retries ?? 8);
   }
 
