@@ -1,5 +1,5 @@
 /**
- * Fault suite, SQLite, I/O errors: one write of the scenario's server fails with SQLITE_IOERR (then, in a second pass, SQLITE_FULL) at each of its write points
+ * Fault suite, SQLite, I/O errors: one write of the scenario's server fails with SQLITE_IOERR at each of its write points
  * (each of the first hits of each, from a trace of the scenario), kept running until the scenario ends, stopped gracefully (it must exit 0, with no unhandled error), restarted on the same file, and the
  * invariants of issue 26 are checked (see harness.ts and scenario.ts).
  */
