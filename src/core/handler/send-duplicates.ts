@@ -242,9 +242,7 @@ export class SendDuplicates {
     // the agent emitted anything. A follow-up's task existed before: the send reached it
     // once the task's history holds its message.
     const stored = await this.deps.manager.get(scope, record.taskId);
-    const reached =
-      stored !== undefined &&
-      (stored.version > 0 && stored.task.history?.some((m) => m.messageId === key.messageId)) === true;
+    const reached = stored?.task.history?.some((m) => m.messageId === key.messageId) === true;
     if (reached || (stored && !(await this.#abandoned(record, key)))) {
       return { kind: 'task', taskId: record.taskId };
     }
