@@ -9,7 +9,7 @@ import { ANONYMOUS, type Principal } from '../core/context.js';
 import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import { UnauthenticatedError } from '../errors/a2a-error.js';
 import type { SecurityRequirement } from '../model/schema.js';
-import { createSecurityGate, type SecurityGate } from './auth/requirements.js';
+import { createSecurityGate, type PrincipalIdMapping, type SecurityGate } from './auth/requirements.js';
 import type { Authenticator } from './auth/types.js';
 import type { AgentCardConfig } from './card/build.js';
 import { withCardSecurity } from './card/security.js';
@@ -46,6 +46,14 @@ export interface ServerSecurityOptions {
    * @example anonymous: 'shared'
    */
   anonymous?: AnonymousAccess;
+  /**
+   * How principal ids are formed from what the authenticators return (see
+   * `SecurityGateOptions.principalIds`): `<scheme>:<id>` by default, so that API key `alice`
+   * and a JWT with `sub: alice` are two callers. `as-is` keeps ids of data stored before.
+   * @default 'namespaced'
+   * @example principalIds: 'as-is'
+   */
+  principalIds?: PrincipalIdMapping;
 }
 
 /** What the hosting layer installs for a `security` option. */
@@ -93,11 +101,12 @@ export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConf
   const gate = createSecurityGate({
     authenticators: options.authenticators,
     ...(secured.securityRequirements ? { requirements: secured.securityRequirements } : {}),
+    ...(options.principalIds !== undefined ? { principalIds: options.principalIds } : {}),
   });
   const authenticate: Authenticate = async (request: AuthRequest) => {
     const principal = await gate.principalOf(request);
-    if (principal !== ANONYMOUS || anonymous === 'shared') return principal;
-    return anonymousFor(request);
+    if (principal !== ANONYMOUS) return principal;
+    return anonymous === 'shared' ? sharedAnonymous(request) : anonymousFor(request);
   };
   const interceptor: ServerInterceptor = (next) => (call) => {
     if (call.method === 'GetExtendedAgentCard' && isAnonymous(call.ctx.principal)) {
@@ -113,5 +122,21 @@ export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConf
 /** The anonymous principal of one connection (or of one request, when there is no connection). */
 function anonymousFor(request: AuthRequest): Principal {
   const connection = request.connectionId ?? `request:${crypto.randomUUID()}`;
-  return Object.freeze({ id: `anonymous:${connection}`, claims: Object.freeze({ anonymous: true }) });
+  return Object.freeze({ id: `anonymous:${connection}`, claims: anonymousClaims(request) });
+}
+
+/** The one shared anonymous principal, with the caller's address for the limits. */
+function sharedAnonymous(request: AuthRequest): Principal {
+  return request.remoteAddress === undefined
+    ? ANONYMOUS
+    : Object.freeze({ id: ANONYMOUS.id, claims: anonymousClaims(request) });
+}
+
+/** `anonymous: true`, and the remote address the limits key anonymous callers by. */
+function anonymousClaims(request: AuthRequest): Readonly<Record<string, unknown>> {
+  return Object.freeze(
+    request.remoteAddress === undefined
+      ? { anonymous: true }
+      : { anonymous: true, remoteAddress: request.remoteAddress },
+  );
 }

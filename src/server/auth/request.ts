@@ -43,6 +43,7 @@ export function authRequestFromNode(req: IncomingMessage): AuthRequest {
     headers: req.headersDistinct as Record<string, string[] | undefined>,
     ...(peer ? { peerCertificate: peer } : {}),
     connectionId: connectionIdOf(socket),
+    ...(socket.remoteAddress ? { remoteAddress: socket.remoteAddress } : {}),
   });
 }
 
