@@ -157,7 +157,9 @@ class A2AHttpServer implements A2AServer {
       throw new Error('createA2AServer: give either security or authenticate, not both');
     }
     // The card's security section comes from the authenticators (refused at start when it disagrees).
-    const security = options.security ? wireSecurity(options.security, options.card) : undefined;
+    const security = options.security
+      ? wireSecurity(options.security, options.card, { logger: options.logger || undefined })
+      : undefined;
     this.authenticate = security?.authenticate ?? options.authenticate;
     this.tls = options.tls ? tlsMaterial(options.tls) : undefined;
     this.cards = new CardSource(

@@ -10,6 +10,12 @@ import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import { UnauthenticatedError } from '../errors/a2a-error.js';
 import type { SecurityRequirement } from '../model/schema.js';
 import { createSecurityGate, type PrincipalIdMapping, type SecurityGate } from './auth/requirements.js';
+import {
+  createFailedAuthGuard,
+  type FailedAuthOptions,
+  type FailedAuthReporting,
+} from './auth/failed-auth.js';
+import { AuthenticationFailedError, InsufficientScopeError } from './auth/types.js';
 import type { Authenticator } from './auth/types.js';
 import type { AgentCardConfig } from './card/build.js';
 import { withCardSecurity } from './card/security.js';
@@ -54,6 +60,14 @@ export interface ServerSecurityOptions {
    * @example principalIds: 'as-is'
    */
   principalIds?: PrincipalIdMapping;
+  /**
+   * Failed authentications are logged and counted (`a2a.server.auth.failures`); an address
+   * that presents more bad credentials than this is answered 429 (with Retry-After) before its
+   * authenticators run, until it regains some. `false`: never throttled (still logged).
+   * @default { burst: 30, perMinute: 30 }
+   * @example failedAuth: { burst: 10, perMinute: 5 }
+   */
+  failedAuth?: FailedAuthOptions | false;
 }
 
 /** What the hosting layer installs for a `security` option. */
@@ -79,7 +93,11 @@ export function isAnonymous(principal: Principal): boolean {
  * start) when the card declares a scheme no authenticator enforces, a skill scope names an
  * unknown skill, or the requirements contradict `anonymous`.
  */
-export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConfig): SecurityWiring {
+export function wireSecurity(
+  options: ServerSecurityOptions,
+  card: AgentCardConfig,
+  reporting: FailedAuthReporting = {},
+): SecurityWiring {
   const given = options.requirements ?? card.securityRequirements;
   const hasOpenEntry = given?.some(isOpen) ?? false;
   const anonymous = options.anonymous ?? (hasOpenEntry ? 'per-connection' : 'deny');
@@ -103,8 +121,18 @@ export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConf
     ...(secured.securityRequirements ? { requirements: secured.securityRequirements } : {}),
     ...(options.principalIds !== undefined ? { principalIds: options.principalIds } : {}),
   });
+  const failedAuth = createFailedAuthGuard(options.failedAuth, reporting);
   const authenticate: Authenticate = async (request: AuthRequest) => {
-    const principal = await gate.principalOf(request);
+    failedAuth.admit(request.remoteAddress);
+    let principal: Principal;
+    try {
+      principal = await gate.principalOf(request);
+    } catch (error) {
+      if (error instanceof AuthenticationFailedError || error instanceof InsufficientScopeError) {
+        failedAuth.failed(error.failure, request.remoteAddress);
+      }
+      throw error;
+    }
     if (principal !== ANONYMOUS) return principal;
     return anonymous === 'shared' ? sharedAnonymous(request) : anonymousFor(request);
   };

@@ -80,6 +80,8 @@ const V03_GRPC_CODES: Partial<Record<A2AErrorCode, number>> = {
   Unavailable: GrpcStatus.UNAVAILABLE,
   Unauthenticated: GrpcStatus.UNAUTHENTICATED,
   PermissionDenied: GrpcStatus.PERMISSION_DENIED,
+  // Rate limits and the failed-authentication throttle (was UNKNOWN: no entry).
+  ResourceExhausted: GrpcStatus.RESOURCE_EXHAUSTED,
 };
 
 function v03Status(error: A2AError): { code: number; details: string; metadata?: Metadata } {
