@@ -317,6 +317,9 @@ class A2AHttpServer implements A2AServer {
       const grpc = new GrpcBinding(this.served, {
         maxMessageBytes: this.options.bodyLimit ?? DEFAULT_BODY_LIMIT,
         ...(authenticate ? { authenticate } : {}),
+        ...(this.options.grpc.idleTimeoutMs !== undefined
+          ? { idleTimeoutMs: this.options.grpc.idleTimeoutMs }
+          : {}),
       });
       this.grpc = grpc;
       if (this.options.compatV03 !== false) {

@@ -71,6 +71,13 @@ export interface GrpcBindingOptions {
    * @default 2000
    */
   shutdownGraceMs?: number;
+  /**
+   * Close an HTTP/2 connection that has had no call for this long, so that idle connections
+   * (opened and left, by a client or an attacker) cannot pile up; a grpc-js client reconnects
+   * on its next call by itself.
+   * @default 120000
+   */
+  idleTimeoutMs?: number;
   /** Extra grpc-js channel options, applied last. */
   channelOptions?: ChannelOptions;
 }
@@ -157,6 +164,8 @@ export class GrpcBinding {
       'grpc.max_send_message_length': max,
       'grpc.keepalive_time_ms': options.keepalive?.timeMs ?? 60_000,
       'grpc.keepalive_timeout_ms': options.keepalive?.timeoutMs ?? 20_000,
+      // Idle connections are bounded in time (issue 27): grpc-js keeps them forever by default.
+      'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? 120_000,
       // Channelz bookkeeping (per-call counters and traces) costs several percent of a unary
       // call and nothing here reads it; `channelOptions` can turn it back on.
       'grpc.enable_channelz': 0,
