@@ -139,6 +139,8 @@ export {
   createSecurityGate,
   satisfiesRequirements,
   authorizeSkill,
+  holdsTenant,
+  tenantGuard,
   securityHeadersFor,
   constantTimeEqual,
   readTlsConfig,
@@ -169,6 +171,8 @@ export type {
   MutualTlsAuthenticatorOptions,
   SecurityGate,
   SecurityGateOptions,
+  PrincipalIdMapping,
+  FailedAuthOptions,
   TlsConfig,
 } from './auth/index.js';
 export { cardSecurity, checkCardSecurity, withCardSecurity } from './card/security.js';
