@@ -63,6 +63,10 @@ describe('token bucket per principal', () => {
         createCallContext({ principal: { id, claims: { anonymous: true, remoteAddress: '192.0.2.7' } } }),
       );
     assert.equal(anon('anonymous:http:1'), anon('anonymous:http:2'));
+    // Without an address (fetch runtimes), per-request anonymous principals share one key.
+    const bare = (id: string) =>
+      principalKey(createCallContext({ principal: { id, claims: { anonymous: true } } }));
+    assert.equal(bare('anonymous:request:1'), bare('anonymous:request:2'));
   });
 });
 
