@@ -26,6 +26,7 @@ import { InFlight } from './in-flight.js';
 import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
 import { wireSecurity } from './security.js';
 import { tenantGuard } from './auth/tenant.js';
+import type { FetchConnectionInfo } from './auth/request.js';
 import { principalLimits } from './limits/interceptors.js';
 import { httpServerTimeouts } from './limits/http-timeouts.js';
 import { httpsServerOptions, readTlsConfig, type TlsConfig } from './auth/tls.js';
@@ -45,6 +46,7 @@ export type {
   ServerTlsOptions,
 } from './options.js';
 export type { NodeHandler } from './adapters/node.js';
+export type { FetchConnectionInfo } from './auth/request.js';
 export type { ServerRoute } from './routing.js';
 export type { HttpReply, HttpRequest } from '../bindings/http/http-body.js';
 import { InProcessEventBus } from '../core/event-bus/in-process.js';
@@ -74,8 +76,11 @@ export interface A2AServer {
   card(): AgentCard;
   /** Serves the A2A paths; calls `next()` for others (when given) or answers 404. */
   readonly nodeHandler: NodeHandler;
-  /** The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. `info` carries
+   * what the host knows of the connection (the peer's address, for per-address limits).
+   */
+  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response>;
 }
 
 interface GrpcHost {
@@ -268,13 +273,13 @@ class A2AHttpServer implements A2AServer {
     return this.cards.card();
   }
 
-  fetch(request: Request): Promise<Response> {
+  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response> {
     try {
       this.checkMountable();
     } catch (error) {
       return Promise.reject(error);
     }
-    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request);
+    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request, info);
   }
 
   /**

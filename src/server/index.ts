@@ -9,6 +9,7 @@ export type {
   ExtendedCardConfig,
   ListenInfo,
   NodeHandler,
+  FetchConnectionInfo,
   ServerLimits,
   // Security wiring (issue 11): the security, tls and per-caller limits options.
   AnonymousAccess,

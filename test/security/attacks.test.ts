@@ -297,6 +297,39 @@ describe('finding 2: limits keyed by the caller, anonymous callers by address', 
   });
 });
 
+describe('finding 2: limits of anonymous callers on a fetch runtime', () => {
+  test('SRV-TRUST-5: keyed by the address the host passes, else one shared key', async (t) => {
+    const server = createA2AServer({
+      agent: async (_ctx, task) => task.complete('ok'),
+      card,
+      store: 'memory',
+      limits: { ratePerSecond: 0.001, rateBurst: 2 },
+      security: {
+        authenticators: [createApiKeyAuthenticator({ keys: { 'k-1': 'alice' } })],
+        anonymous: 'per-connection',
+      },
+    });
+    t.after(() => server.close());
+    // On fetch every request is its own anonymous principal: it must not be its own bucket.
+    const list = async (remoteAddress?: string) =>
+      (
+        await server.fetch(
+          new Request('http://agent.example/a2a/rest/tasks', { headers: { 'a2a-version': '1.0' } }),
+          remoteAddress ? { remoteAddress } : undefined,
+        )
+      ).status;
+    const statuses = [
+      await list('192.0.2.1'),
+      await list('192.0.2.1'),
+      await list('192.0.2.1'),
+      await list('192.0.2.2'),
+    ];
+    assert.deepEqual(statuses, [200, 200, 429, 200]);
+    const shared = [await list(), await list(), await list()];
+    assert.deepEqual(shared, [200, 200, 429]);
+  });
+});
+
 describe('finding 3: no signing oracle', () => {
   test('SRV-TRUST-6: sign without publicUrl is refused when mounted (nodeHandler, fetch)', async () => {
     const { privateKey } = await generateKeyPair('ES256');
