@@ -17,7 +17,14 @@ import { createA2AServer } from '../../src/server/http.js';
 import { callAs } from '../support/handler.js';
 import type { Webhook } from '../server/push/support.js';
 import { dropSchema, freshSchema, postgresUrl } from '../support/postgres.js';
-import { checkInvariants, emptyJournal, faultServerOptions, runScenario, type Journal } from './scenario.js';
+import {
+  checkInvariants,
+  emptyJournal,
+  faultServerOptions,
+  mergeJournals,
+  runScenario,
+  type Journal,
+} from './scenario.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Short, so a case waits little for a dead worker's lease to run out. */
@@ -179,6 +186,40 @@ export interface FaultCase {
 }
 
 /**
+ * The restart after a fault, itself faulted at `fault` (the points only a restart passes:
+ * retaking an abandoned claim, taking over a dead worker's lease): it sends every step again
+ * and recovers, then stops or is killed. Returns what the client has been told in all.
+ */
+async function faultedRestart(
+  store: StoreSpec,
+  prefix: string,
+  webhook: Webhook,
+  fault: FaultCase,
+  told: Journal,
+): Promise<Journal> {
+  const child = await startChild(store, { A2A_FAULT_POINT: `${fault.point}:${fault.hit}:${fault.action}` });
+  let second: Journal | undefined;
+  try {
+    if (child.url) second = await runScenario(child.url, prefix, webhook.url, told);
+    // Recovery runs at each heartbeat: give the fault its chance to be hit (a kill is
+    // expected: waited for up to ten lease times).
+    const wait = fault.action === 'kill' ? 10 * LEASE_MS : LEASE_MS;
+    await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, wait))]);
+  } finally {
+    const end = await stopChild(child);
+    assert.ok(
+      !unhandled(child.stderr()),
+      `the restarted server reported an unhandled error: ${child.stderr()}`,
+    );
+    if (fault.action === 'kill') {
+      assert.equal(end.signal, 'SIGKILL', `the restart never reached ${fault.point}: ${child.stderr()}`);
+    } else assert.equal(end.code, 0, child.stderr());
+  }
+  await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
+  return second ? mergeJournals(told, second) : told;
+}
+
+/**
  * Something done to the store while the scenario runs (a killed PostgreSQL backend); returns
  * the function that stops it.
  */
@@ -220,6 +261,7 @@ export async function runCase(
   fault: FaultCase | undefined,
   webhook: Webhook,
   disturb?: Disturbance,
+  restartFault?: FaultCase,
 ): Promise<void> {
   const store = freshStore(kind);
   const prefix = fault ? `${fault.point}-${fault.hit}-${fault.action}` : 'disturbed';
@@ -250,6 +292,7 @@ export async function runCase(
     }
     // Past the lease time of everything the dead process held.
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
+    if (restartFault) told = await faultedRestart(store.spec, prefix, webhook, restartFault, told);
     const server = createA2AServer(faultServerOptions(store.spec, LEASE_MS));
     try {
       const { url } = await server.listen(0, '127.0.0.1');

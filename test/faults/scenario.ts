@@ -119,6 +119,25 @@ function noteEvent(told: Told, event: StreamEvent): void {
   }
 }
 
+/** What the client was told in two runs: the first run's outcomes, else the second's. */
+export function mergeJournals(first: Journal, second: Journal): Journal {
+  const merged = emptyJournal();
+  for (const step of STEPS) {
+    const a = first[step];
+    const b = second[step];
+    const told: Told = {
+      states: [...a.states, ...b.states],
+      artifacts: [...new Set([...a.artifacts, ...b.artifacts])],
+    };
+    const reply = a.reply ?? b.reply;
+    const taskId = a.taskId ?? b.taskId;
+    if (reply !== undefined) told.reply = reply;
+    if (taskId !== undefined) told.taskId = taskId;
+    merged[step] = told;
+  }
+  return merged;
+}
+
 /** Connects without the client's own retries: the suite decides when to send again. */
 export function connect(url: string, bindings?: BindingName[]): Promise<ConnectedA2AClient> {
   return A2AClient.connect(url, { retry: false, ...(bindings ? { bindings } : {}) });
@@ -128,8 +147,15 @@ export function connect(url: string, bindings?: BindingName[]): Promise<Connecte
  * Runs the scenario's steps in order against `url` (messageIds `<prefix>-<step>`); the first
  * step that fails (the server died) ends it. Returns what the client was told.
  */
-export async function runScenario(url: string, prefix: string, webhook: string): Promise<Journal> {
+export async function runScenario(
+  url: string,
+  prefix: string,
+  webhook: string,
+  before?: Journal,
+): Promise<Journal> {
   const journal = emptyJournal();
+  // A second run knows the task a follow-up answers from the first.
+  if (before?.ask.taskId) journal.ask.taskId = before.ask.taskId;
   let client: ConnectedA2AClient;
   try {
     client = await connect(url);
