@@ -81,6 +81,10 @@ export class StagedChanges {
     const publish = event
       ? (): Promise<void> | undefined => this.bus.publish({ tenant, taskId }, event)?.catch(noop)
       : undefined;
+    // Behind a failed change `written` is never awaited through the chain: observed here, so
+    // its own rejection (a version conflict, the chain being broken) is never unhandled. Seen
+    // in the fault suite as an exit 1 after a failed write (issue 26).
+    written.catch(noop);
     const link = entry.tail.then(() => written).then(publish);
     entry.tail = link;
     const settled = (): void => {

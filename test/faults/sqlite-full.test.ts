@@ -5,19 +5,7 @@
  */
 import { test } from 'node:test';
 import { startWebhook } from '../server/push/support.js';
-import { casesOf, runCase, tracePoints, type FaultCase } from './harness.js';
-
-/**
- * Seen once in about five runs, not reproduced in six more: after a failed write at the first
- * push enqueue, a staged row write of the same task rejected later with
- * TaskVersionConflictError that nobody handled (SqlitePushOutbox #saveRows through
- * StagedTaskWrites), and the process exited 1. Open: the staged push writes (issue 26, items 4/6).
- */
-function todoOf(fault: FaultCase): string | undefined {
-  return fault.point === 'push.outbox.enqueue'
-    ? 'an unhandled TaskVersionConflictError after a failed push enqueue (seen once; issue 26 items 4/6)'
-    : undefined;
-}
+import { casesOf, runCase, tracePoints } from './harness.js';
 
 test(
   'SQLite: a full disk at each write point of the scenario breaks no invariant',
@@ -28,9 +16,7 @@ test(
     const cases = casesOf(await tracePoints('sqlite', hook.url), 'full');
     await Promise.all(
       cases.map((fault) =>
-        t.test(`disk full at ${fault.point} #${fault.hit}`, { todo: todoOf(fault) }, () =>
-          runCase('sqlite', fault, hook),
-        ),
+        t.test(`disk full at ${fault.point} #${fault.hit}`, () => runCase('sqlite', fault, hook)),
       ),
     );
   },
