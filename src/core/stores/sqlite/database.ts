@@ -29,6 +29,12 @@ export interface SqliteOptions {
    * @default 'full'
    */
   synchronous?: 'full' | 'normal';
+  /**
+   * For fault-injection tests only (off by default): awaited before each background sync of
+   * the write-ahead log with `synchronous: 'full'`; delaying it stands in for a slow disk, and
+   * a rejection fails that sync with its error, as an `fdatasync` EIO would.
+   */
+  beforeSyncForTests?: () => Promise<void>;
 }
 
 /** Extended SQLite result codes that mean the file is not a usable database. */
@@ -103,6 +109,7 @@ class WalSync {
   constructor(
     private readonly walPath: string,
     private readonly onIdle: () => void,
+    private readonly beforeSync?: () => Promise<void>,
   ) {}
 
   /** A sync is running: a commit now would only wait for the next one. */
@@ -131,14 +138,20 @@ class WalSync {
       return;
     }
     this.#running = { done, failed };
-    fdatasync(fd, (error) => {
+    const synced = (error: unknown): void => {
       this.#running = undefined;
       if (this.#closed) return; // close() synced and acknowledged everything already
       if (error) for (const fail of failed) fail(error);
       else for (const ack of done) ack();
       if (this.#waiting.length > 0) this.#start();
       else this.onIdle();
-    });
+    };
+    if (this.beforeSync) {
+      this.beforeSync().then(
+        () => fdatasync(fd, synced),
+        (error: unknown) => synced(error ?? new Error('sync failed')),
+      );
+    } else fdatasync(fd, synced);
   }
 
   /** Syncs the log at once (blocking; nothing to do when there is no log yet). */
@@ -193,8 +206,9 @@ export class SqliteDatabase {
     readonly db: Database.Database,
     readonly path: string,
     walPath: string | undefined,
+    beforeSync?: () => Promise<void>,
   ) {
-    this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule);
+    this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule, beforeSync);
     const counts = (this.taskCounts = new TaskCountChanges(db));
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
@@ -313,7 +327,7 @@ export class SqliteDatabase {
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('journal_size_limit = 67108864');
       migrate(db, path);
-      const database = new SqliteDatabase(db, path, walPath);
+      const database = new SqliteDatabase(db, path, walPath, options.beforeSyncForTests);
       // The migration's commit, on disk before anything is served from it.
       database.#walSync?.syncNow();
       return database;
