@@ -58,7 +58,10 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
   tls?: WebhookTls;
   /** Most POSTs in flight at once. @default 16 */
   concurrency?: number;
-  /** How long a claim is held; must exceed `timeoutMs`. @default timeoutMs * 2 + 30000 */
+  /**
+   * How long a claim is held; must exceed `timeoutMs` (the constructor throws a RangeError
+   * otherwise). @default timeoutMs * 2 + 30000
+   */
   leaseMs?: number;
   /** How often the outbox is polled when it cannot say when work is due (shared stores). @default 1000 */
   pollMs?: number;
@@ -122,6 +125,14 @@ export class PushDeliveryWorker {
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
     const timeoutMs = options.timeoutMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? timeoutMs * 2 + 30_000;
+    // A lease that can end before its POST does hands the delivery to another claim while the
+    // first POST still runs: sent twice at once, and the late answer settles someone else's lease.
+    if (!(this.#leaseMs > timeoutMs)) {
+      throw new RangeError(
+        `push leaseMs (${String(this.#leaseMs)}) must exceed timeoutMs (${String(timeoutMs)}): ` +
+          'a delivery whose lease ends before its POST does would be sent twice',
+      );
+    }
     this.#pollMs = options.pollMs ?? 1000;
     this.#closeGraceMs = options.closeGraceMs ?? 5000;
     this.#onError = options.onError ?? ((error) => console.error('a2a-kit: push outbox error', error));
