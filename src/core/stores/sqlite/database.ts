@@ -82,11 +82,31 @@ interface QueuedWrite {
   readonly durable: boolean;
 }
 
+/** Options of {@link SqliteDatabase.write}. */
+export interface SqliteWriteOptions {
+  /** Acknowledged once on disk (true, the default) or once committed (false). */
+  durable?: boolean;
+  /**
+   * Sees only what is on disk: run at the start of its batch, before the batch's other
+   * writes, so the uncommitted (hence unsynced) changes of those are not visible to it.
+   * Earlier batches are all synced by then: no batch is committed while a sync runs, and
+   * none after a sync failed.
+   */
+  seesOnlyDurable?: boolean;
+}
+
 /**
  * Write options of a write answered at its commit, without waiting for the log's sync (see
  * {@link SqliteDatabase.write}): for writes whose loss in a power failure costs nothing.
  */
 export const AT_COMMIT = { durable: false } as const;
+
+/**
+ * Write options of a push claim: answered at its commit, and it sees only durable rows (see
+ * {@link SqliteWriteOptions.seesOnlyDurable}), so no notification is sent before its change
+ * is on disk.
+ */
+export const DURABLE_ONLY_AT_COMMIT = { durable: false, seesOnlyDurable: true } as const;
 
 /** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
 const MAX_BATCH = 512;
@@ -192,7 +212,11 @@ class WalSync {
 export class SqliteDatabase {
   #refs = 1;
   #queue: QueuedWrite[] = [];
+  /** How many writes at the head of #queue see only durable rows (they go first in their batch). */
+  #leading = 0;
   #scheduled = false;
+  /** Set once a sync of the log failed: the file's last commits may not be on disk. */
+  #failure: StoreOpenError | undefined;
   /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
   readonly #walSync: WalSync | undefined;
 
@@ -237,13 +261,45 @@ export class SqliteDatabase {
    * nothing is told on its strength alone (an idempotency claim), whose durability the
    * log's order gives to every later write that is acknowledged on disk.
    */
-  write<T>(run: () => T, options: { durable?: boolean } = {}): Promise<T> {
+  write<T>(run: () => T, options: SqliteWriteOptions = {}): Promise<T> {
+    if (this.#failure) return Promise.reject(this.#failure);
     if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
     const durable = options.durable !== false;
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject, durable });
+      const write = { run, resolve: resolve as (value: unknown) => void, reject, durable };
+      if (options.seesOnlyDurable === true) this.#queue.splice(this.#leading++, 0, write);
+      else this.#queue.push(write);
       this.#schedule();
     });
+  }
+
+  /** Why the store stopped (a sync of its log failed), if it did. */
+  get failure(): StoreOpenError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Throws once a sync of the log failed: the last commits, whose writers were told they
+   * failed, are in the file this connection reads but may not be on disk, so nothing more is
+   * read or written here (a restart reads what the disk kept).
+   */
+  check(): void {
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** Stops the store after a failed sync: queued writes and every later one are refused. */
+  #fail(error: unknown): void {
+    if (this.#failure) return;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#failure = new StoreOpenError(
+      `SQLite store ${this.path} stopped: syncing its log failed (${reason}); ` +
+        'its last writes may not be on disk: restart the server',
+      { cause: error },
+    );
+    const queued = this.#queue;
+    this.#queue = [];
+    this.#leading = 0;
+    for (const write of queued) write.reject(this.#failure);
   }
 
   /** Schedules the next commit for the next turn, unless one is scheduled or a sync runs. */
@@ -257,6 +313,11 @@ export class SqliteDatabase {
     this.#scheduled = false;
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
+    this.#leading = Math.max(0, this.#leading - batch.length);
+    if (this.#failure) {
+      for (const write of batch) write.reject(this.#failure);
+      return;
+    }
     if (!this.db.open) {
       for (const write of batch) write.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
       return;
@@ -289,7 +350,8 @@ export class SqliteDatabase {
         this.#walSync.after(
           () => answer(true),
           (error) => {
-            for (const write of batch) if (write.durable) write.reject(error);
+            this.#fail(error);
+            for (const write of batch) if (write.durable) write.reject(this.#failure ?? error);
           },
         );
       }

@@ -92,6 +92,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
     try {
+      this.database.check();
       const row = this.#get.get(scope.tenant, scope.owner, id);
       return Promise.resolve(
         row ? storedTask(scope.tenant, scope.owner, row.version, row.status_time_ms, row.doc) : undefined,
@@ -114,6 +115,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   list(query: TaskQuery): Promise<TaskPage> {
     try {
+      this.database.check();
       const sql = listSql(query, () => '?');
       const count = this.#statement(sql.countSql);
       const page = this.#statement(
@@ -147,6 +149,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   listInterrupted(): Promise<InterruptedTaskRef[]> {
     try {
+      this.database.check();
       const rows = this.database.db
         .prepare(
           `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
@@ -279,6 +282,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
     try {
+      this.database.check();
       const rows = this.database.db
         .prepare(
           'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < ? ORDER BY until_ms LIMIT ?',
