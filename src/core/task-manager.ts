@@ -8,7 +8,7 @@ import { formatTimestamp } from '../model/timestamp.js';
 import { isInterruptedState, TaskState } from '../model/enums.js';
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
-import { expiryChange, InterruptedTaskTimer, refOf } from './interrupted-timer.js';
+import { expiryChange, InterruptedTaskScan, InterruptedTaskTimer, refOf } from './interrupted-timer.js';
 import { withRecord } from './published-records.js';
 import { PerTaskOrder } from './per-task-order.js';
 import {
@@ -86,6 +86,8 @@ export class TaskManager {
   readonly #order = new PerTaskOrder();
   /** Times interrupted tasks; undefined when they may wait forever. */
   readonly #interrupted: InterruptedTaskTimer | undefined;
+  /** Scans a shared store for waits that are over (those of replicas gone for good). */
+  #interruptedScan: InterruptedTaskScan | undefined;
   readonly #interruptedTimeoutMs: number;
   readonly #onInterruptedExpired: ((record: StoredTask) => void) | undefined;
   readonly #limits: TaskLimits;
@@ -117,6 +119,8 @@ export class TaskManager {
     this.#staged = new StagedChanges(bus);
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       this.#interrupted = new InterruptedTaskTimer(timeoutMs, (ref) => void this.#expire(ref));
+      const listBefore = store.listInterruptedBefore?.bind(store);
+      if (listBefore) this.#interruptedScan = new InterruptedTaskScan(timeoutMs, listBefore, this.#expire);
       const listed = store.listInterrupted?.();
       if (listed) {
         listed.then(
@@ -154,6 +158,7 @@ export class TaskManager {
   /** Stops timing interrupted tasks (the handler's close()). */
   close(): void {
     this.#interrupted?.close();
+    this.#interruptedScan?.close();
   }
 
   /**
@@ -394,7 +399,7 @@ export class TaskManager {
    * Fails a task whose interrupted wait is over (see {@link expiryChange}); a wait found not
    * over is timed again.
    */
-  async #expire(ref: InterruptedTaskRef): Promise<void> {
+  readonly #expire = async (ref: InterruptedTaskRef): Promise<void> => {
     let stillWaiting: StoredTask | undefined;
     let record: StoredTask;
     try {
@@ -410,7 +415,7 @@ export class TaskManager {
       return;
     }
     this.#onInterruptedExpired?.(record);
-  }
+  };
 
   /** Publishes that an execution ended leaving the task in `state` (no store change). */
   publishExecutionEnded(scope: TaskScope, record: StoredTask): Promise<void> {

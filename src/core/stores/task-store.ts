@@ -167,6 +167,14 @@ export interface TaskStore {
    * this process runs are timed.
    */
   listInterrupted?(): Promise<InterruptedTaskRef[]>;
+  /**
+   * The tasks of {@link listInterrupted} whose status time is at or before `statusTimeMs`,
+   * oldest first, at most `limit`. A store shared by replicas offers it (PostgreSQL): every
+   * handler on it then scans for the waits that are over, so the interrupted tasks of a
+   * replica that went away for good are still failed in time by the others. A store one
+   * process owns leaves it out (its timer knows every wait).
+   */
+  listInterruptedBefore?(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]>;
   /** Releases resources (connections). */
   close?(): Promise<void>;
   /**

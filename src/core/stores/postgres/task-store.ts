@@ -183,6 +183,25 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     }));
   }
 
+  async listInterruptedBefore(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]> {
+    const { rows } = await this.database.query<{
+      tenant: string;
+      owner: string;
+      id: string;
+      status_time_ms: string;
+    }>(
+      `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
+       WHERE state IN (${INTERRUPTED_STATE_SQL}) AND status_time_ms <= $1 ORDER BY status_time_ms LIMIT $2`,
+      [Math.floor(statusTimeMs), Math.max(1, Math.floor(limit))],
+    );
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      owner: row.owner,
+      taskId: row.id,
+      statusTimeMs: toNumber(row.status_time_ms),
+    }));
+  }
+
   async claimIdempotencyKey(
     key: IdempotencyKey,
     record: IdempotencyRecord,
