@@ -11,6 +11,7 @@ import { messageIdReused, requestFingerprint, sameRequest } from '../idempotency
 import type { IdempotencyKey, IdempotencyRecord, TaskScope } from '../stores/task-store.js';
 import { TransientMap } from '../transient-map.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
+import { isSharedByReplicas, waitForOriginal, type OriginalFound } from './duplicate-wait.js';
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
 export type SendOutcome =
@@ -155,13 +156,34 @@ export class SendDuplicates {
         // Outside the window: the messageId is free again.
         await store.setIdempotencyRecord(key, claim);
       } else if (previous) {
-        this.#inflight.delete(tenant, principal, messageId);
         if (previous.fingerprint !== undefined && !sameRequest(previous.fingerprint, fingerprint, request)) {
+          this.#inflight.delete(tenant, principal, messageId);
           inflight.reject(messageIdReused(messageId));
           throw messageIdReused(messageId);
         }
-        inflight.resolve(await this.#outcomeOf(previous, scopeOf(ctx)));
-        return duplicate(inflight.outcome());
+        const scope = scopeOf(ctx);
+        let found: OriginalFound = { kind: 'record', record: previous };
+        // Pending without its task, on a store replicas share: the original runs on another
+        // replica and has not emitted yet; wait for it (bounded) rather than answer "retry later".
+        if (
+          previous.status === 'pending' &&
+          isSharedByReplicas(store) &&
+          !(await this.deps.manager.get(scope, previous.taskId))
+        ) {
+          found = await waitForOriginal(store, this.deps.manager, scope, key, claim, ctx.signal);
+        }
+        if (found.kind === 'record') {
+          const record = found.record;
+          this.#inflight.delete(tenant, principal, messageId);
+          if (record.fingerprint !== undefined && !sameRequest(record.fingerprint, fingerprint, request)) {
+            inflight.reject(messageIdReused(messageId));
+            throw messageIdReused(messageId);
+          }
+          inflight.resolve(await this.#outcomeOf(record, scope));
+          return duplicate(inflight.outcome());
+        }
+        // The original gave up meanwhile (its claim was removed): this request now holds the
+        // messageId and runs the agent.
       }
       claimed = true;
       const sink = await start();

@@ -172,7 +172,8 @@ export interface TaskStore {
    * oldest first, at most `limit`. A store shared by replicas offers it (PostgreSQL): every
    * handler on it then scans for the waits that are over, so the interrupted tasks of a
    * replica that went away for good are still failed in time by the others. A store one
-   * process owns leaves it out (its timer knows every wait).
+   * process owns leaves it out (its timer knows every wait). Offering it marks the store as
+   * shared: a repeated SendMessage there also waits for an original running on another replica.
    */
   listInterruptedBefore?(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]>;
   /** Releases resources (connections). */
