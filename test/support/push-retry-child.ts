@@ -31,6 +31,8 @@ const server = createA2AServer({
     maxAttempts: 1_000_000,
     timeoutMs: 2000,
     closeGraceMs: 100,
+    // Longer than any wait of the tests: a delivery left leased by a lost answer stalls them.
+    leaseMs: 120_000,
   },
 });
 const { url } = await server.listen(0, '127.0.0.1');

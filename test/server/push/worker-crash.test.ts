@@ -15,7 +15,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2AClient } from '../../../src/client/client.js';
 import { exitCode, isRunning, waitForLine } from '../../support/cli.js';
-import { freePort, kindOf, startWebhook, until, type Received } from './support.js';
+import { kindOf, startWebhook, until, type Received } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -74,24 +74,32 @@ test('defect 4: a 503 receiver with retries due at once never crashes the SQLite
 });
 
 test('defect 4: after a receiver outage every notification arrives, each task in order', async (t) => {
-  const port = await freePort(); // nothing listens: connections are refused
-  const server = await startChild(t, 5);
+  // The outage: the receiver answers 503 until enough attempts failed, then 200.
+  let attempts = 0;
+  let down = true;
+  const hook = await startWebhook((n) => {
+    attempts = n + 1;
+    return down ? 503 : 200;
+  });
+  t.after(() => hook.close());
+  const server = await startChild(t, 5, 15);
   const client = await A2AClient.connect(server.url);
   t.after(() => client.close());
   const taskIds: string[] = [];
-  for (let i = 0; i < 6; i++) {
-    const reply = await client.send({
-      text: 'steps:2',
-      pushNotificationConfig: { url: `http://127.0.0.1:${port}/hook` },
-    });
+  for (let i = 0; i < 12; i++) {
+    const reply = await client.send({ text: 'steps:2', pushNotificationConfig: { url: hook.url } });
     assert.equal(reply.kind, 'task');
     if (reply.kind === 'task') taskIds.push(reply.task.id);
   }
-  // The outage: the receiver comes back on the same port after the retries began.
-  await new Promise((r) => setTimeout(r, 300));
-  const hook = await startWebhook(() => 200, port);
-  t.after(() => hook.close());
-  await until(() => hook.received.length >= 6 * 4, 'every notification after the outage', 60_000);
+  await until(() => attempts >= 400 || !isRunning(server.child), '400 failed attempts', 60_000);
+  down = false;
+  // Bounded well below the lease (120 s): a delivery whose answer was lost would stall past it.
+  await until(
+    () => hook.received.length >= taskIds.length * 4 || !isRunning(server.child),
+    'every notification after the outage',
+    60_000,
+  );
+  assert.ok(isRunning(server.child), `the server died: ${server.stderr()}`);
   const byTask = new Map<string, string[]>();
   for (const r of hook.received as Received[]) {
     const id = taskIdOf(r.json);
