@@ -372,7 +372,14 @@ export class PushDeliveryWorker {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#closed) return;
-    const due = this.#outbox.nextDueAtMs?.();
+    let due: number | undefined;
+    try {
+      due = this.#outbox.nextDueAtMs?.();
+    } catch (error) {
+      // A store that cannot answer now (in the pump's finally: never let it reject): poll.
+      this.#onError(error);
+      due = undefined;
+    }
     // Nothing pending in an outbox only this process writes: the next enqueue wakes us.
     if (this.#outbox.processLocal === true && due === undefined) return;
     const delay =
