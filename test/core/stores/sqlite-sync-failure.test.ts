@@ -110,3 +110,41 @@ test('defect 6: after a failed log sync no unsynced notification is POSTed and t
   // Streams ending here is the handler's part (its final FAILED write fails too): issue 26, defect 3.
   void reading;
 });
+
+test('defect 6: a claim in the same batch as a change sees its notification only once the change is synced', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-sync-claim-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  let releaseSync: (() => void) | undefined;
+  let holding = false;
+  const stores = openStores(`sqlite:${join(dir, 'a2a.sqlite')}`, {
+    sqlite: {
+      beforeSyncForTests: () =>
+        holding ? new Promise<void>((resolve) => (releaseSync = resolve)) : Promise.resolve(),
+    },
+  });
+  t.after(() => stores.close());
+  const scope = { tenant: '', owner: 'alice' };
+  await stores.pushConfigStore.put(scope, { id: 'c', taskId: 't1', url: 'https://example.com/hook' });
+  holding = true; // from now on each sync waits for the test
+  const status = { state: 'TASK_STATE_WORKING' as const };
+  const saved = stores.pushOutbox.saveChange(
+    stores.taskStore,
+    {
+      ...scope,
+      task: { id: 't1', contextId: 'c', status, history: [], artifacts: [] },
+      version: 1,
+      statusTimeMs: Date.now(),
+    },
+    0,
+    { statusUpdate: { taskId: 't1', contextId: 'c', status } },
+  );
+  // Queued in the same turn: the same write batch as the change, answered at its commit.
+  const early = await stores.pushOutbox.claim('worker', 10, 60_000);
+  assert.deepEqual(early, [], 'nothing is claimable while its change is not on disk');
+  holding = false;
+  await until(() => releaseSync !== undefined, 'the sync to start');
+  releaseSync!();
+  await saved;
+  const late = await stores.pushOutbox.claim('worker', 10, 60_000);
+  assert.equal(late.length, 1, 'claimable once synced');
+});
