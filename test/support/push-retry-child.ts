@@ -1,6 +1,6 @@
 /**
  * A push server process for the worker's crash tests:
- * `node --import tsx test/support/push-retry-child.ts <sqlite-path> <baseDelayMs> [syncDelayMs]`.
+ * `node --import tsx test/support/push-retry-child.ts <sqlite-path | postgres-url> <baseDelayMs> [syncDelayMs]`.
  * Retries come after `baseDelayMs` (at most 4 ms more) and practically never give up, so a
  * failing receiver keeps every delivery cycling between settle and claim; `syncDelayMs` makes
  * each sync of the SQLite log that much slower (a slow disk: writes pile up behind it). Prints
@@ -11,12 +11,14 @@ import { openStores } from '../../src/core/stores/open.js';
 import { createA2AServer } from '../../src/server/http.js';
 import { CARD, LOOPBACK_PUSH, pushAgent } from '../server/push/support.js';
 
-const [path, baseDelay, syncDelay] = process.argv.slice(2);
+const [where, baseDelay, syncDelay] = process.argv.slice(2);
 const baseDelayMs = Number(baseDelay ?? '1');
 const syncDelayMs = Number(syncDelay ?? '0');
-const stores = openStores(`sqlite:${path}`, {
+// A PostgreSQL URL as is; anything else is a SQLite file.
+const stores = openStores(where!.startsWith('postgres') ? where! : `sqlite:${where!}`, {
   sqlite: syncDelayMs > 0 ? { beforeSyncForTests: () => sleep(syncDelayMs) } : {},
 });
+await stores.ready;
 const server = createA2AServer({
   agent: pushAgent().agent,
   card: CARD,

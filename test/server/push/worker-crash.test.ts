@@ -1,10 +1,12 @@
 /**
  * Issue 26, defect 4: the push delivery worker never takes the process down. With a receiver
- * that answers 503 and retries due at once, a delivery's retry settlement and its next claim
- * land in one SQLite write batch; the worker's bookkeeping must keep the new claim apart from
- * the settled one (it once replaced, then deleted the in-flight entry and died of an unhandled
- * TypeError). The server runs in its own process, so the test sees its exit code and stderr.
- * Also: a receiver outage ends and every notification still arrives, in order.
+ * that answers 503 and retries due at once, deliveries cycle between settle and claim while
+ * new tasks keep the store busy (SQLite with a slow disk; PostgreSQL); the server runs in its
+ * own process, so the test sees its exit code and stderr. (The worker once died here of an
+ * unhandled TypeError when a retry's settlement and its next claim shared a SQLite batch; since
+ * claims run first in their batch that order is gone, and worker-claims.test.ts makes the
+ * interleaving deterministic.) Also: after a receiver outage every notification still arrives,
+ * in order.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,12 +17,13 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2AClient } from '../../../src/client/client.js';
 import { exitCode, isRunning, waitForLine } from '../../support/cli.js';
+import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
 import { kindOf, startWebhook, until, type Received } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Starts the child server on a fresh SQLite file; its stderr is collected in `stderr()`. */
-async function startChild(t: TestContext, baseDelayMs: number, syncDelayMs = 0) {
+async function startChild(t: TestContext, baseDelayMs: number, syncDelayMs = 0, store?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-push-crash-'));
   const child = spawn(
     process.execPath,
@@ -28,7 +31,7 @@ async function startChild(t: TestContext, baseDelayMs: number, syncDelayMs = 0) 
       '--import',
       'tsx',
       'test/support/push-retry-child.ts',
-      join(dir, 'a2a.sqlite'),
+      store ?? join(dir, 'a2a.sqlite'),
       String(baseDelayMs),
       String(syncDelayMs),
     ],
@@ -44,20 +47,20 @@ async function startChild(t: TestContext, baseDelayMs: number, syncDelayMs = 0) 
   return { child, url: url!, stderr: () => stderr };
 }
 
-test('defect 4: a 503 receiver with retries due at once never crashes the SQLite server process', async (t) => {
+async function retryStorm(t: TestContext, store?: string): Promise<void> {
   let attempts = 0;
   const hook = await startWebhook((n) => {
     attempts = n + 1;
     return 503;
   });
   t.after(() => hook.close());
-  const server = await startChild(t, 1, 15);
+  const server = await startChild(t, 1, 15, store);
   const client = await A2AClient.connect(server.url);
   t.after(() => client.close());
   // New tasks keep the disk busy (their saves wait for a sync, and the claims and settlements
   // queued meanwhile share the next batch) while every delivery cycles between settle and claim.
   let sent = 0;
-  while (sent < 400 && (attempts < 3000 || sent < 20) && isRunning(server.child)) {
+  while (sent < 400 && (attempts < 1500 || sent < 20) && isRunning(server.child)) {
     await Promise.all(
       Array.from({ length: 4 }, () =>
         client.send({ text: 'steps:1', pushNotificationConfig: { url: hook.url } }).catch(() => undefined),
@@ -65,12 +68,24 @@ test('defect 4: a 503 receiver with retries due at once never crashes the SQLite
     );
     sent += 4;
   }
-  await until(() => attempts >= 3000 || !isRunning(server.child), '3000 failed attempts', 60_000);
+  await until(() => attempts >= 1500 || !isRunning(server.child), '1500 failed attempts', 60_000);
   assert.ok(isRunning(server.child), `the server died: ${server.stderr()}`);
   server.child.kill('SIGTERM');
   const code = await exitCode(server.child);
   assert.equal(code, 0, `exit code (stderr: ${server.stderr()})`);
   assert.doesNotMatch(server.stderr(), /unhandled|TypeError|push outbox error/i);
+}
+
+test('defect 4 (SQLite, slow disk): a 503 receiver with retries due at once never crashes the server process', (t) =>
+  retryStorm(t));
+
+test('defect 4 (PostgreSQL): a 503 receiver with retries due at once never crashes the server process', async (t) => {
+  const schema = freshSchema('push_crash');
+  try {
+    await retryStorm(t, `${postgresUrl()}?schema=${schema}`);
+  } finally {
+    t.after(() => dropSchema(schema)); // after the child and the receiver are gone
+  }
 });
 
 test('defect 4: after a receiver outage every notification arrives, each task in order', async (t) => {
