@@ -283,6 +283,7 @@ export class PushDeliveryWorker {
       // worker goes on; the deliveries' leases expire and they are sent again.
       this.#onError(error);
       this.#release(flights.filter((flight) => !flight.sent));
+      this.#freed();
     });
   }
 
