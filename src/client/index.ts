@@ -97,7 +97,9 @@ export type { HttpTransportOptions } from '../bindings/http/client-http.js';
 export {
   verifyAgentCard,
   cardSignatureVerifier,
+  verifiedCardJson,
   AgentCardSignatureError,
+  type VerifiedCardJson,
   DEFAULT_CARD_ALGORITHMS,
   type VerifyAgentCardOptions,
   type CardVerification,
