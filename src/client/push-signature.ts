@@ -46,12 +46,21 @@ export function pushJwksUrlOf(card: AgentCard): string | undefined {
   return typeof url === 'string' ? url : undefined;
 }
 
-/** Checks one notification: `(signature header, notification id header, raw body)`; throws PushSignatureError. */
+/** What a verified notification's token says about it. */
+export interface VerifiedNotification {
+  /** The token's `jti`: the notification id the signer bound to this body (a replay has the same). */
+  readonly jti: string;
+}
+
+/**
+ * Checks one notification: `(signature header, notification id header, raw body)`; throws
+ * PushSignatureError, or resolves to the token's claims a replay check needs.
+ */
 export type PushSignatureVerifier = (
   signature: string | undefined,
   notificationId: string | undefined,
   body: Buffer,
-) => Promise<void>;
+) => Promise<VerifiedNotification>;
 
 /** A verifier for notifications from one agent to one webhook. */
 export function createPushSignatureVerifier(options: PushSignatureOptions): PushSignatureVerifier {
@@ -75,6 +84,9 @@ export function createPushSignatureVerifier(options: PushSignatureOptions): Push
     } catch (error) {
       throw new PushSignatureError(`the notification signature does not verify: ${describe(error)}`);
     }
+    if (typeof payload.jti !== 'string' || payload.jti === '') {
+      throw new PushSignatureError('the notification token has no jti: it could be replayed unnoticed');
+    }
     if (notificationId !== undefined && payload.jti !== notificationId) {
       throw new PushSignatureError(
         'the signature belongs to another notification (jti differs from X-A2A-Notification-Id)',
@@ -89,6 +101,7 @@ export function createPushSignatureVerifier(options: PushSignatureOptions): Push
     ) {
       throw new PushSignatureError('the body was changed: its SHA-256 is not the signed one');
     }
+    return { jti: payload.jti };
   };
 }
 
