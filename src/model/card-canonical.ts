@@ -87,6 +87,14 @@ const AgentCardShape: Shape = {
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * `out[key] = v` as an own property whatever the key: a received `"__proto__"` member must stay
+ * a member (and be signed), not become the object's prototype.
+ */
+function setOwn(out: Json, key: string, v: unknown): void {
+  Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 function isDefault(v: unknown): boolean {
   if (v === '' || v === false || v === 0 || v === null || v === undefined) return true;
   if (Array.isArray(v)) return v.length === 0;
@@ -98,7 +106,7 @@ function applyShape(value: unknown, shape: Shape | undefined, map: boolean): unk
   if (!isObject(value) || !shape) return value;
   if (map) {
     const out: Json = {};
-    for (const [k, v] of Object.entries(value)) out[k] = applyShape(v, shape, false);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, applyShape(v, shape, false));
     return out;
   }
   return stripObject(value, shape);
@@ -107,14 +115,14 @@ function applyShape(value: unknown, shape: Shape | undefined, map: boolean): unk
 function stripObject(value: Json, shape: Shape): Json {
   const out: Json = {};
   for (const [key, v] of Object.entries(value)) {
-    const field = shape[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined; // not `constructor`
     if (!field) {
-      out[key] = v; // unknown fields are signed as they are
+      setOwn(out, key, v); // unknown fields are signed as they are
       continue;
     }
     if (v === undefined || v === null) continue;
     if (field.presence === 'plain' && isDefault(v)) continue;
-    out[key] = field.presence === 'struct' ? v : applyShape(v, field.of, field.map ?? false);
+    setOwn(out, key, field.presence === 'struct' ? v : applyShape(v, field.of, field.map ?? false));
   }
   return out;
 }
@@ -164,13 +172,13 @@ function dropEmptyMembers(value: unknown): { signed: unknown; kept: unknown } {
   for (const [k, v] of Object.entries(value)) {
     if (v === null || v === undefined) continue;
     if (v === '' || isEmptyValue(v)) {
-      kept[k] = v;
+      setOwn(kept, k, v);
       continue;
     }
     const c = dropEmptyMembers(v);
     if (isEmptyValue(c.signed)) continue;
-    signed[k] = c.signed;
-    kept[k] = c.kept;
+    setOwn(signed, k, c.signed);
+    setOwn(kept, k, c.kept);
   }
   return { signed, kept };
 }
