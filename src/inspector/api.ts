@@ -223,12 +223,26 @@ export function feed(ctx: ApiContext, res: ServerResponse): void {
 }
 
 /** `POST /api/push/receivers`: `{ session, taskId }` → a receiver and the config stored on the agent. */
+/** The origins the inspector talks to for this session's agent: its card's and its interfaces'. */
+function agentOrigins(session: Session): string[] {
+  const urls = [session.card?.url, ...(session.client?.card?.supportedInterfaces ?? []).map((i) => i.url)];
+  const origins = new Set<string>();
+  for (const u of urls) {
+    try {
+      if (u) origins.add(new URL(u).origin);
+    } catch {
+      // not a URL: no origin
+    }
+  }
+  return [...origins];
+}
+
 export async function createReceiver(ctx: ApiContext, body: Json): Promise<unknown> {
   const session = sessionOf(ctx, body);
   const client = session.requireClient();
   const taskId = String(body.taskId ?? '');
   if (!taskId) throw new Error('give the task id');
-  const receiver = ctx.inbox.create(ctx.baseUrl(), taskId, client.card);
+  const receiver = ctx.inbox.create(ctx.baseUrl(), taskId, client.card, agentOrigins(session));
   try {
     const config = await client.createTaskPushNotificationConfig({
       taskId,
@@ -236,7 +250,7 @@ export async function createReceiver(ctx: ApiContext, body: Json): Promise<unkno
       url: receiver.url,
       token: receiver.token,
     });
-    const { token: _secret, verifier: _v, ...info } = receiver;
+    const { token: _secret, verifier: _v, noVerifier: _n, ...info } = receiver;
     return { receiver: info, config };
   } catch (error) {
     ctx.inbox.remove(receiver.id);

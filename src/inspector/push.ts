@@ -21,6 +21,37 @@ const BODY_LIMIT = 1024 * 1024;
 interface Receiver extends PushReceiverInfo {
   token: string;
   verifier: PushSignatureVerifier | undefined;
+  /** Why there is no verifier, shown on a signed delivery. */
+  noVerifier: string;
+}
+
+/**
+ * The push JWKS the card names, when the inspector may fetch it: an http(s) URL on an origin
+ * the inspector already talks to for this agent (the card's, or one of its interfaces').
+ * Anything else would let a card make the inspector GET any address of its network (a cloud
+ * metadata endpoint, a router's page) when a signed notification arrives.
+ */
+export function pushJwksFor(
+  card: AgentCard | undefined,
+  agentOrigins: readonly string[],
+): { jwks: string } | { refused: string } {
+  const named = card ? pushJwksUrlOf(card) : undefined;
+  if (!named) return { refused: 'signed, but the card names no push JWKS to verify with' };
+  let url: URL;
+  try {
+    url = new URL(named);
+  } catch {
+    return { refused: `signed, but the card's push JWKS ${JSON.stringify(named)} is not a URL` };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { refused: `signed, but the card's push JWKS uses ${url.protocol}; only http(s) is fetched` };
+  if (!agentOrigins.includes(url.origin))
+    return {
+      refused:
+        `signed, but the card's push JWKS ${url.href} is not on the agent's origin ` +
+        `(${agentOrigins.join(', ') || 'none known'}); the inspector does not fetch it`,
+    };
+  return { jwks: url.href };
 }
 
 function same(a: string, b: string): boolean {
@@ -36,18 +67,27 @@ export class PushInbox {
   private seq = 0;
   private readonly listeners = new Set<(d: PushDelivery) => void>();
 
-  /** Makes a receiver for `taskId` at `{baseUrl}/push/<id>`; returns it with its secret token. */
-  create(baseUrl: string, taskId: string, card: AgentCard | undefined): Receiver {
+  /**
+   * Makes a receiver for `taskId` at `{baseUrl}/push/<id>`; returns it with its secret token.
+   * `agentOrigins` are the origins the card's push JWKS may be on (see {@link pushJwksFor}).
+   */
+  create(
+    baseUrl: string,
+    taskId: string,
+    card: AgentCard | undefined,
+    agentOrigins: readonly string[] = [],
+  ): Receiver {
     const id = randomBytes(9).toString('base64url');
     const url = `${baseUrl}/push/${id}`;
-    const jwks = card ? pushJwksUrlOf(card) : undefined;
+    const jwks = pushJwksFor(card, agentOrigins);
     const receiver: Receiver = {
       id,
       url,
       taskId,
       configId: `inspector-${id}`,
       token: randomBytes(18).toString('base64url'),
-      verifier: jwks ? createPushSignatureVerifier({ jwks, audience: url }) : undefined,
+      verifier: 'jwks' in jwks ? createPushSignatureVerifier({ jwks: jwks.jwks, audience: url }) : undefined,
+      noVerifier: 'refused' in jwks ? jwks.refused : '',
     };
     this.receivers.set(id, receiver);
     while (this.receivers.size > MAX_RECEIVERS)
@@ -97,8 +137,7 @@ export class PushInbox {
     let signature: PushDelivery['signature'];
     const sigHeader = headers['x-a2a-notification-signature'];
     if (!sigHeader) signature = { status: 'unsigned', message: 'no X-A2A-Notification-Signature header' };
-    else if (!receiver.verifier)
-      signature = { status: 'unchecked', message: 'signed, but the card names no push JWKS to verify with' };
+    else if (!receiver.verifier) signature = { status: 'unchecked', message: receiver.noVerifier };
     else {
       try {
         await receiver.verifier(sigHeader, headers['x-a2a-notification-id'], raw);
