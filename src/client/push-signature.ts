@@ -19,7 +19,11 @@ export const PUSH_SIGNING_EXTENSION_URI = 'https://a2a-kit.dev/extensions/push-s
 
 /** Options of {@link createPushSignatureVerifier}. */
 export interface PushSignatureOptions {
-  /** The agent's push JWKS URL (see {@link pushJwksUrlOf}), or the key set itself. */
+  /**
+   * The agent's push JWKS URL (see {@link pushJwksUrlOf}), or the key set itself. The URL is
+   * fetched: take it from a card whose signature you verified, or check that it is on the
+   * agent's own origin, or a card can make this process GET any address it names.
+   */
   jwks: string | URL | JSONWebKeySet;
   /** This webhook's URL exactly as registered in the push config (the JWT's `aud`). */
   audience: string;
