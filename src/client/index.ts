@@ -68,7 +68,10 @@ export {
 export {
   createPushSignatureVerifier,
   pushJwksUrlOf,
+  pushJwksOnAgentOrigin,
+  agentOriginsOf,
   PushSignatureError,
+  type VerifiedNotification,
   PUSH_SIGNING_EXTENSION_URI,
   type PushSignatureOptions,
   type PushSignatureVerifier,

@@ -56,6 +56,40 @@ export interface VerifiedNotification {
   readonly jti: string;
 }
 
+/** The origins a client already talks to for an agent: its card's URL and its interfaces'. */
+export function agentOriginsOf(card: AgentCard | undefined, cardUrl: string | undefined): string[] {
+  const origins = new Set<string>();
+  for (const u of [cardUrl, ...(card?.supportedInterfaces ?? []).map((i) => i.url)]) {
+    if (u && URL.canParse(u)) origins.add(new URL(u).origin);
+  }
+  return [...origins];
+}
+
+/**
+ * The card's push JWKS URL when it is safe to fetch: http(s) on one of `agentOrigins` (see
+ * {@link agentOriginsOf}). Any other URL would let a card make this process GET an address of
+ * its choosing (a cloud metadata endpoint, a router's page) when a signed notification arrives;
+ * `refused` says why, for the caller to show. Give the JWKS URL yourself to use another one.
+ */
+export function pushJwksOnAgentOrigin(
+  card: AgentCard | undefined,
+  agentOrigins: readonly string[],
+): { jwks: string } | { refused: string } {
+  const named = card ? pushJwksUrlOf(card) : undefined;
+  if (!named) return { refused: 'the card names no push JWKS' };
+  if (!URL.canParse(named)) return { refused: `the card's push JWKS ${JSON.stringify(named)} is not a URL` };
+  const url = new URL(named);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { refused: `the card's push JWKS uses ${url.protocol}; only http(s) is fetched` };
+  if (!agentOrigins.includes(url.origin))
+    return {
+      refused:
+        `the card's push JWKS ${url.href} is not on the agent's origin ` +
+        `(${agentOrigins.join(', ') || 'none known'}), so it is not fetched`,
+    };
+  return { jwks: url.href };
+}
+
 /**
  * Checks one notification: `(signature header, notification id header, raw body)`; throws
  * PushSignatureError, or resolves to the token's claims a replay check needs.

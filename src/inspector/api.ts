@@ -18,6 +18,7 @@ import { restMethodOf } from './wire-check.js';
 import { Session } from './session.js';
 import type { WireExchange, WireLog } from './wire.js';
 import type { PushInbox } from './push.js';
+import { agentOriginsOf } from '../client/push-signature.js';
 
 const MAX_SESSIONS = 16;
 /** Events a stream may deliver to the page before the inspector stops it. */
@@ -223,26 +224,17 @@ export function feed(ctx: ApiContext, res: ServerResponse): void {
 }
 
 /** `POST /api/push/receivers`: `{ session, taskId }` → a receiver and the config stored on the agent. */
-/** The origins the inspector talks to for this session's agent: its card's and its interfaces'. */
-function agentOrigins(session: Session): string[] {
-  const urls = [session.card?.url, ...(session.client?.card?.supportedInterfaces ?? []).map((i) => i.url)];
-  const origins = new Set<string>();
-  for (const u of urls) {
-    try {
-      if (u) origins.add(new URL(u).origin);
-    } catch {
-      // not a URL: no origin
-    }
-  }
-  return [...origins];
-}
-
 export async function createReceiver(ctx: ApiContext, body: Json): Promise<unknown> {
   const session = sessionOf(ctx, body);
   const client = session.requireClient();
   const taskId = String(body.taskId ?? '');
   if (!taskId) throw new Error('give the task id');
-  const receiver = ctx.inbox.create(ctx.baseUrl(), taskId, client.card, agentOrigins(session));
+  const receiver = ctx.inbox.create(
+    ctx.baseUrl(),
+    taskId,
+    client.card,
+    agentOriginsOf(client.card, session.card?.url),
+  );
   try {
     const config = await client.createTaskPushNotificationConfig({
       taskId,

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   createPushSignatureVerifier,
-  pushJwksUrlOf,
+  pushJwksOnAgentOrigin,
   type PushSignatureVerifier,
 } from '../client/push-signature.js';
 import { WIRE_VALIDATORS } from '../model/validators.js';
@@ -25,35 +25,6 @@ interface Receiver extends PushReceiverInfo {
   noVerifier: string;
 }
 
-/**
- * The push JWKS the card names, when the inspector may fetch it: an http(s) URL on an origin
- * the inspector already talks to for this agent (the card's, or one of its interfaces').
- * Anything else would let a card make the inspector GET any address of its network (a cloud
- * metadata endpoint, a router's page) when a signed notification arrives.
- */
-export function pushJwksFor(
-  card: AgentCard | undefined,
-  agentOrigins: readonly string[],
-): { jwks: string } | { refused: string } {
-  const named = card ? pushJwksUrlOf(card) : undefined;
-  if (!named) return { refused: 'signed, but the card names no push JWKS to verify with' };
-  let url: URL;
-  try {
-    url = new URL(named);
-  } catch {
-    return { refused: `signed, but the card's push JWKS ${JSON.stringify(named)} is not a URL` };
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return { refused: `signed, but the card's push JWKS uses ${url.protocol}; only http(s) is fetched` };
-  if (!agentOrigins.includes(url.origin))
-    return {
-      refused:
-        `signed, but the card's push JWKS ${url.href} is not on the agent's origin ` +
-        `(${agentOrigins.join(', ') || 'none known'}); the inspector does not fetch it`,
-    };
-  return { jwks: url.href };
-}
-
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -69,7 +40,8 @@ export class PushInbox {
 
   /**
    * Makes a receiver for `taskId` at `{baseUrl}/push/<id>`; returns it with its secret token.
-   * `agentOrigins` are the origins the card's push JWKS may be on (see {@link pushJwksFor}).
+   * `agentOrigins` are the origins the card's push JWKS may be on (see pushJwksOnAgentOrigin):
+   * a card must not make the inspector GET any address of its network.
    */
   create(
     baseUrl: string,
@@ -79,7 +51,7 @@ export class PushInbox {
   ): Receiver {
     const id = randomBytes(9).toString('base64url');
     const url = `${baseUrl}/push/${id}`;
-    const jwks = pushJwksFor(card, agentOrigins);
+    const jwks = pushJwksOnAgentOrigin(card, agentOrigins);
     const receiver: Receiver = {
       id,
       url,
@@ -87,7 +59,7 @@ export class PushInbox {
       configId: `inspector-${id}`,
       token: randomBytes(18).toString('base64url'),
       verifier: 'jwks' in jwks ? createPushSignatureVerifier({ jwks: jwks.jwks, audience: url }) : undefined,
-      noVerifier: 'refused' in jwks ? jwks.refused : '',
+      noVerifier: 'refused' in jwks ? `signed, but ${jwks.refused}` : '',
     };
     this.receivers.set(id, receiver);
     while (this.receivers.size > MAX_RECEIVERS)
