@@ -83,6 +83,16 @@ describe('finding 9: the signed jti is the replay key', () => {
     });
   }
 
+  test('a dedupe window shorter than the token life does not open a replay gap', async (t) => {
+    const signer = new NotificationSigner();
+    const r = await receiver(t, signer, { dedupe: { windowMs: 1 } });
+    const signature = signer.sign(body, r.url(), 'n-9');
+    assert.equal((await r.post(body, { 'x-a2a-notification-signature': signature })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // past the 1 ms dedupe window
+    assert.equal((await r.post(body, { 'x-a2a-notification-signature': signature })).status, 200);
+    assert.deepEqual(r.delivered, ['t1:statusUpdate:n-9']);
+  });
+
   test('a notification token without jti is refused', async (t) => {
     const signer = new NotificationSigner();
     const r = await receiver(t, signer);
