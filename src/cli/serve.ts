@@ -96,7 +96,7 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
     const demo = createDemoAgent(options.agent, demoConfig(options));
     return hostAgent(demo.executor, demo.card, options, demo.authenticate, demo);
   }
-  const agent = builtInAgents[options.agent];
+  const agent = Object.hasOwn(builtInAgents, options.agent) ? builtInAgents[options.agent] : undefined;
   if (!agent) {
     const names = agentNames().join(', ');
     throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);

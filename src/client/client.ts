@@ -81,6 +81,8 @@ export class A2AClient {
   /** The interceptor chain every call runs through. */
   private readonly run: ClientNext;
   private publicCard: AgentCard | undefined;
+  /** Whether the public card was built from a verified signed payload. */
+  private publicCardVerified = false;
   private extended: { card: AgentCard; publicVersion: string | undefined } | undefined;
   private cardSource: { resolver: AgentCardResolver; url: string } | undefined;
 
@@ -92,7 +94,10 @@ export class A2AClient {
     this.pool = new InterfacePool(transport);
     this.publicCard = card;
     this.auth = authHandlerOf(options.auth);
-    const currentCard = () => this.card;
+    const currentCard = () => ({
+      card: this.card,
+      ...(this.publicCardVerified && this.publicCard ? { verifiedCard: this.publicCard } : {}),
+    });
     // Outermost first: a retry repeats a whole failover round; re-authentication sends the
     // call once more from the interface in use; each attempt gets fresh credentials.
     const chain: ClientInterceptor[] = [retryInterceptor(options.retry)];
@@ -114,6 +119,7 @@ export class A2AClient {
   ): Promise<ConnectedA2AClient> {
     let card: AgentCard;
     let resolver: AgentCardResolver | undefined;
+    let verified = false;
     if (typeof urlOrCard === 'string') {
       resolver =
         options.resolver ??
@@ -122,12 +128,13 @@ export class A2AClient {
           ...options.card,
           headers: await cardFetchHeaders(options),
         });
-      card = (await resolver.resolve(urlOrCard)).card;
+      ({ card, verified } = await resolver.resolve(urlOrCard));
     } else card = urlOrCard;
     const compatV03 = options.compatV03 !== false;
     const factory = transportOptions(options);
     const iface = selectInterface(card, options.bindings, compatV03);
     const client = new A2AClient(await createTransport(iface, factory), card, options);
+    client.publicCardVerified = verified;
     if (options.failover !== false) {
       client.pool = new InterfacePool(
         client.pool.transport,
@@ -167,8 +174,9 @@ export class A2AClient {
     options: { signal?: AbortSignal; noCache?: boolean } = {},
   ): Promise<AgentCard | undefined> {
     if (!this.cardSource) return this.card;
-    const fresh = (await this.cardSource.resolver.resolve(this.cardSource.url, options)).card;
+    const { card: fresh, verified } = await this.cardSource.resolver.resolve(this.cardSource.url, options);
     this.publicCard = fresh;
+    this.publicCardVerified = verified;
     if (this.extended && this.extended.publicVersion !== fresh.version) this.extended = undefined;
     return this.card;
   }

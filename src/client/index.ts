@@ -68,7 +68,10 @@ export {
 export {
   createPushSignatureVerifier,
   pushJwksUrlOf,
+  pushJwksOnAgentOrigin,
+  agentOriginsOf,
   PushSignatureError,
+  type VerifiedNotification,
   PUSH_SIGNING_EXTENSION_URI,
   type PushSignatureOptions,
   type PushSignatureVerifier,
@@ -97,7 +100,9 @@ export type { HttpTransportOptions } from '../bindings/http/client-http.js';
 export {
   verifyAgentCard,
   cardSignatureVerifier,
+  verifiedCardJson,
   AgentCardSignatureError,
+  type VerifiedCardJson,
   DEFAULT_CARD_ALGORITHMS,
   type VerifyAgentCardOptions,
   type CardVerification,

@@ -82,7 +82,7 @@ const V03_ROLES: Record<string, Role> = { user: Role.USER, agent: Role.AGENT };
 export function parseTaskState(value: unknown): TaskState | undefined {
   if (typeof value === 'string') {
     if ((TASK_STATE_NAMES as readonly string[]).includes(value)) return value as TaskState;
-    return V03_TASK_STATES[value];
+    return Object.hasOwn(V03_TASK_STATES, value) ? V03_TASK_STATES[value] : undefined; // not `constructor`
   }
   if (typeof value === 'number' && Number.isInteger(value)) return TASK_STATE_NAMES[value];
   return undefined;
@@ -92,7 +92,7 @@ export function parseTaskState(value: unknown): TaskState | undefined {
 export function parseRole(value: unknown): Role | undefined {
   if (typeof value === 'string') {
     if ((ROLE_NAMES as readonly string[]).includes(value)) return value as Role;
-    return V03_ROLES[value];
+    return Object.hasOwn(V03_ROLES, value) ? V03_ROLES[value] : undefined;
   }
   if (typeof value === 'number' && Number.isInteger(value)) return ROLE_NAMES[value];
   return undefined;

@@ -226,6 +226,7 @@ class A2AHttpServer implements A2AServer {
             ...(options.push ?? {}),
           },
           onError,
+          obs.push, // one line per delivery attempt (issue 27)
         )
       : undefined;
     const handler = options.handler

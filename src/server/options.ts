@@ -162,8 +162,9 @@ export interface A2AServerOptions {
    * limits run as interceptors on every binding, keyed by tenant + principal: `ratePerSecond`
    * / `rateBurst` (token bucket; 429 / RESOURCE_EXHAUSTED with Retry-After),
    * `maxStreamsPerPrincipal`, `maxRunningPerPrincipal` (executions the caller's messages run),
-   * `maxPushConfigsPerTask` (ResourceExhausted beyond). The per-caller limits are off unless set.
-   * @default the DefaultRequestHandler's defaults; no per-caller limits
+   * `maxPushConfigsPerTask` (ResourceExhausted beyond; 10 unless set, `false` for none). The
+   * other per-caller limits are off unless set.
+   * @default the DefaultRequestHandler's defaults; at most 10 push configs per task
    * @example limits: { maxTaskParts: 1000, ratePerSecond: 20, maxStreamsPerPrincipal: 8 }
    */
   limits?: ServerLimits;

@@ -191,15 +191,20 @@ export interface PushDeliveryOutcome {
  */
 export interface PushLogger {
   log(outcome: PushDeliveryOutcome): void;
+  /** False when a line for `outcome` would not be written (its level is off): skip the work. */
+  wants?(outcome: PushDeliveryOutcome['outcome']): boolean;
 }
 
 /** A {@link PushLogger} over `logger` (a no-op without one). */
 export function pushLogger(logger: Logger | undefined, secrets?: ReadonlySet<string>): PushLogger {
-  if (!logger) return { log: () => undefined };
+  if (!logger) return { log: () => undefined, wants: () => false };
   const child = logger.child({ component: 'push' });
+  const levelOf = (outcome: PushDeliveryOutcome['outcome']) =>
+    outcome === 'delivered' ? 'debug' : outcome === 'retrying' ? 'warn' : 'error';
   return {
+    wants: (outcome) => child.isLevelEnabled(levelOf(outcome)),
     log(o) {
-      const level = o.outcome === 'delivered' ? 'debug' : o.outcome === 'retrying' ? 'warn' : 'error';
+      const level = levelOf(o.outcome);
       if (!child.isLevelEnabled(level)) return;
       child[level](
         {
