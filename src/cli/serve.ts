@@ -47,6 +47,10 @@ export interface ServeOptions extends ServeSecurityFlags {
   testRunnerUrl?: string;
   deployerUrl?: string;
   deployerToken?: string;
+  /** planner: think with the model at this OpenAI-compatible base URL (with `model`). */
+  modelUrl?: string;
+  /** planner: the model's name at `modelUrl`. */
+  model?: string;
   /** pino level; `silent` turns logs off. @default 'info' */
   logLevel?: string;
   /** `pretty` or `json`. @default pretty on a terminal, json otherwise */
@@ -141,7 +145,18 @@ function demoConfig(options: ServeOptions): DemoAgentConfig {
     ...(options.testRunnerUrl ? { testRunnerUrl: options.testRunnerUrl } : {}),
     ...(options.deployerUrl ? { deployerUrl: options.deployerUrl } : {}),
     ...(options.deployerToken ? { deployerToken: options.deployerToken } : {}),
+    ...(plannerModel(options) ?? {}),
   };
+}
+
+/** `--model-url` with `--model` (and the key in $A2A_MODEL_API_KEY): the planner's model. */
+function plannerModel(options: ServeOptions): Pick<DemoAgentConfig, 'plannerModel'> | undefined {
+  if (options.modelUrl === undefined && options.model === undefined) return undefined;
+  if (!options.modelUrl || !options.model)
+    throw new Error('unsupported: --model-url and --model go together');
+  if (options.agent !== 'planner') throw new Error('unsupported: --model-url is for --agent planner');
+  const apiKey = process.env.A2A_MODEL_API_KEY;
+  return { plannerModel: { url: options.modelUrl, model: options.model, ...(apiKey ? { apiKey } : {}) } };
 }
 
 /** Every agent `a2a serve --agent` can run. */
@@ -283,6 +298,11 @@ export function registerServeCommand(program: Command): void {
     .option('--test-runner-url <url>', 'planner: base URL of the test-runner')
     .option('--deployer-url <url>', 'planner: base URL of the deployer')
     .option('--deployer-token <token>', 'planner: bearer token for the deployer')
+    .option(
+      '--model-url <url>',
+      'planner: decide with the model at this OpenAI-compatible base URL (key in $A2A_MODEL_API_KEY)',
+    )
+    .option('--model <name>', 'planner: the model name at --model-url')
     .option('--no-push', 'turn push notifications off (on by default)')
     .option(
       '--push-allow-host <host>',

@@ -6,8 +6,11 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One scripted answer: text in pieces, or a tool call. */
-export type FakeTurn = { text: string[] } | { tool: string; arguments: string };
+/** One scripted answer: text in pieces, or a tool call; or made from the request. */
+export type FakeTurn =
+  | { text: string[] }
+  | { tool: string; arguments: string }
+  | ((request: FakeOpenAI['requests'][number]) => { text: string[] } | { tool: string; arguments: string });
 
 /** A running fake endpoint. */
 export interface FakeOpenAI {
@@ -36,7 +39,8 @@ export async function startFakeOpenAI(turns: FakeTurn[]): Promise<FakeOpenAI> {
       }
       const request = JSON.parse(raw) as FakeOpenAI['requests'][number];
       requests.push(request);
-      const turn = turns[Math.min(next++, turns.length - 1)]!;
+      const scripted = turns[Math.min(next++, turns.length - 1)]!;
+      const turn = typeof scripted === 'function' ? scripted(request) : scripted;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const chunk = (delta: unknown, finish: string | null): void => {
         const c = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: request.model };

@@ -14,6 +14,8 @@ import type { AgentCard, Message, Part, Task } from '../../model/schema.js';
 /** What the model passes to an A2A tool. */
 export interface A2AToolInput {
   message: string;
+  /** Structured input, sent as a data part. */
+  data?: Record<string, unknown>;
   taskId?: string;
   contextId?: string;
 }
@@ -54,6 +56,11 @@ export async function a2aTool(
       type: 'object',
       properties: {
         message: { type: 'string', description: 'The message for the agent.' },
+        data: {
+          type: 'object',
+          description: 'Optional structured input for the agent (sent as a data part).',
+          additionalProperties: true,
+        },
         taskId: {
           type: 'string',
           description: 'To answer a question the agent asked: the taskId it returned.',
@@ -94,6 +101,7 @@ async function callAgentTool(
   const parts: Part[] = [];
   const send = {
     text: input.message,
+    ...(input.data !== null && typeof input.data === 'object' ? { data: input.data } : {}),
     ...(input.taskId ? { taskId: input.taskId } : {}),
     ...(input.contextId ? { contextId: input.contextId } : {}),
     signal: controller.signal,
