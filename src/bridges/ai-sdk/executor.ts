@@ -98,7 +98,7 @@ export function aiSdkExecutor(options: AiSdkExecutorOptions): AgentExecutor {
   const artifactId = options.artifactId ?? 'response';
   return {
     async execute(ctx, task) {
-      const remembered = ctx.task ? [] : memory.get(ctx.contextId);
+      const remembered = memory.get(ctx.contextId);
       const messages = conversation(remembered, ctx.task?.history ?? [], ctx.message);
       if (messages.length === 0) return task.reject('the message has nothing a language model can read');
       await task.working();
