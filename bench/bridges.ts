@@ -74,6 +74,9 @@ async function main(): Promise<void> {
   const bench = await serveBench();
   const a2a = await A2AClient.connect(bench.url);
   const direct = await timeCalls('A2A client -> bench agent (task:x)', () => a2a.send({ text: 'task:x' }));
+  const streamed = await timeCalls('A2A client -> bench agent, streamed', async () => {
+    for await (const _event of a2a.stream({ text: 'task:x' })) void _event;
+  });
   const endpoint = await serveMcpOverHttp(() => createMcpServerFromAgent(a2a));
   const host = new McpClient({ name: 'bench', version: '1' });
   await host.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     host.callTool({ name: 'task', arguments: { message: 'task:x' } }),
   );
   added('A2A agent as MCP server', viaMcp, direct);
+  added('A2A agent as MCP server, over the streamed call it makes', viaMcp, streamed);
 
   // MCP server -> A2A
   const tools = await serveMcpOverHttp(() => buildToolsServer().server);
