@@ -190,6 +190,30 @@ describe('aiSdkExecutor with the AI SDK mock model', () => {
     }
   });
 
+  test('a model that never finishes fails the task after timeoutMs; one that talks too long after maxAnswerChars', async (t) => {
+    const endless = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: 'text-start', id: 't' });
+            abortSignal?.addEventListener('abort', () => controller.error(abortSignal.reason));
+          },
+        }),
+      }),
+    });
+    const slow = await served({ model: endless, timeoutMs: 300 }, t);
+    const hung = (await slow.send({ text: 'x' })) as { task: Task };
+    assert.equal(hung.task.status.state, TaskState.FAILED);
+    assert.match(textOf(hung.task.status.message), /did not finish within 300 ms/);
+    const chatty = await served(
+      { model: scripted([textTurn('aaaa', 'bbbb', 'cccc')]), maxAnswerChars: 6 },
+      t,
+    );
+    const long = (await chatty.send({ text: 'x' })) as { task: Task };
+    assert.equal(long.task.status.state, TaskState.FAILED);
+    assert.match(textOf(long.task.status.message), /exceeded 6 characters/);
+  });
+
   test('a model that fails fails the task with the reason; the agent keeps serving', async (t) => {
     let calls = 0;
     const model = new MockLanguageModelV4({

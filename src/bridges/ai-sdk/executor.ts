@@ -23,6 +23,10 @@ export interface AiSdkExecutorOptions {
   maxSteps?: number;
   /** The artifact the answer streams into. @default 'response' */
   artifactId?: string;
+  /** The longest one message's generation may take; then the task fails. @default 600000 (10 minutes) */
+  timeoutMs?: number;
+  /** Characters of answer per message at most; past them the task fails. @default 1000000 */
+  maxAnswerChars?: number;
 }
 
 /** A tool the model calls to ask the user something: the task waits in INPUT_REQUIRED for the answer. */
@@ -96,6 +100,8 @@ export function aiSdkExecutor(options: AiSdkExecutorOptions): AgentExecutor {
   const memory = new ContextMemory();
   const maxSteps = options.maxSteps ?? 8;
   const artifactId = options.artifactId ?? 'response';
+  const timeoutMs = options.timeoutMs ?? 600_000;
+  const maxAnswerChars = options.maxAnswerChars ?? 1_000_000;
   return {
     async execute(ctx, task) {
       const remembered = memory.get(ctx.contextId);
@@ -105,17 +111,22 @@ export function aiSdkExecutor(options: AiSdkExecutorOptions): AgentExecutor {
       const chunks = new TextChunks(task, artifactId);
       let answer = '';
       let question: string | undefined;
+      const deadline = AbortSignal.timeout(timeoutMs);
       const result = streamText({
         model: options.model,
         ...(options.system !== undefined ? { system: options.system } : {}),
         messages,
         ...(options.tools ? { tools: options.tools } : {}),
         stopWhen: stepCountIs(maxSteps),
-        abortSignal: ctx.signal,
+        abortSignal: AbortSignal.any([ctx.signal, deadline]),
       });
       for await (const part of result.fullStream) {
         switch (part.type) {
           case 'text-delta':
+            if (answer.length + part.text.length > maxAnswerChars) {
+              await chunks.finish().catch(() => undefined);
+              return task.fail(`the model's answer exceeded ${maxAnswerChars} characters`);
+            }
             answer += part.text;
             chunks.push(part.text);
             break;
@@ -142,8 +153,14 @@ export function aiSdkExecutor(options: AiSdkExecutorOptions): AgentExecutor {
             await task.working(`tool ${part.toolName} failed: ${errorText(part.error)}`);
             break;
           case 'error':
+            if (deadline.aborted && !ctx.signal.aborted) {
+              return task.fail(`the model did not finish within ${timeoutMs} ms`);
+            }
             throw new Error(`the model failed: ${errorText(part.error)}`);
           case 'abort':
+            if (deadline.aborted && !ctx.signal.aborted) {
+              return task.fail(`the model did not finish within ${timeoutMs} ms`);
+            }
             return; // CancelTask: the task is already CANCELED
           default:
             break;
