@@ -15,17 +15,20 @@ export interface McpAgent {
 /** Connects to the MCP server (`command` spawned over stdio, or `url`) and lists its tools. */
 export async function openMcpAgent(target: { command?: string; url?: string }): Promise<McpAgent> {
   const { connectMcpServer, listAllTools, mcpExecutor, toolsCard } = await import('../bridges/mcp/index.js');
-  let client;
-  if (target.url) client = await connectMcpServer({ url: target.url });
+  let where: Parameters<typeof connectMcpServer>[0];
+  if (target.url) where = { url: target.url };
   else {
     const [command, ...args] = splitCommandLine(target.command ?? '');
     if (!command) throw new Error('--mcp needs a command');
-    client = await connectMcpServer({ command, args });
+    where = { command, args };
   }
+  let client = await connectMcpServer(where);
+  // A spawned server that exits is started again for the next message.
+  const reconnect = async () => (client = await connectMcpServer(where));
   try {
     const tools = await listAllTools(client);
     return {
-      executor: mcpExecutor(client, { tools }),
+      executor: mcpExecutor(client, { tools, reconnect }),
       card: toolsCard(client, tools),
       close: () => client.close(),
     };

@@ -65,7 +65,7 @@ describe('a2a serve --mcp "<command>" (stdio)', () => {
     const skills = client.card.skills;
     assert.deepEqual(
       skills.map((s) => s.id),
-      ['add', 'shout', 'progress', 'picture', 'boom', 'error_result', 'bad_image', 'hang', 'stats'],
+      ['add', 'shout', 'progress', 'picture', 'boom', 'error_result', 'bad_image', 'hang', 'exit', 'stats'],
     );
     assert.equal(client.card.name, 'test-tools');
     const add = skills[0]!;
@@ -109,7 +109,7 @@ describe('a2a serve --mcp "<command>" (stdio)', () => {
   test('a text message with several tools is refused with InvalidParams naming them', async () => {
     await assert.rejects(client.send({ text: 'hello' }), (e: unknown) => {
       assert.ok(e instanceof InvalidParamsError);
-      assert.match(e.message, /serves 9 MCP tools \(add, shout, .*stats\)/);
+      assert.match(e.message, /serves 10 MCP tools \(add, shout, .*stats\)/);
       return true;
     });
     await assert.rejects(client.send(call('nope')), /unknown tool "nope"; this agent's tools: add, shout/);
@@ -147,6 +147,15 @@ describe('a2a serve --mcp "<command>" (stdio)', () => {
       if (!stats.includes('"aborted":1')) await new Promise((r) => setTimeout(r, 25));
     }
     assert.equal(stats, '{"aborted":1}');
+  });
+
+  test('a server that dies mid-call: that task FAILED, the next message starts it again', async () => {
+    const died = await finalTask(client, call('exit'));
+    assert.equal(died.status.state, TaskState.FAILED);
+    assert.match(textOf(died.status.message), /the MCP tool exit failed: .*(closed|Connection)/i);
+    const again = await finalTask(client, call('add', { a: 40, b: 2 }));
+    assert.equal(again.status.state, TaskState.COMPLETED, textOf(again.status.message));
+    assert.equal(textOf(again.artifacts![0]), '42');
   });
 
   for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {

@@ -19,6 +19,11 @@ export interface McpExecutorOptions {
   timeoutMs?: number;
   /** The tools to serve, when already listed (e.g. for the card). @default listed on first use */
   tools?: readonly Tool[];
+  /**
+   * Makes a new client when the connection closed (a spawned server that exited): the next
+   * message reconnects instead of failing. Without it, messages after a close fail.
+   */
+  reconnect?: () => Promise<Client>;
 }
 
 /** What a message asks for: the tool and its arguments. */
@@ -30,11 +35,40 @@ interface ToolCall {
 /** An AgentExecutor calling the tools of the MCP server behind `client`. */
 export function mcpExecutor(client: Client, options: McpExecutorOptions = {}): AgentExecutor {
   const timeoutMs = options.timeoutMs ?? 300_000;
+  let current = client;
+  let closed = false;
+  const watch = (c: Client): void => {
+    const previous = c.onclose;
+    c.onclose = () => {
+      if (c === current) closed = true;
+      previous?.();
+    };
+  };
+  watch(current);
+  let reconnecting: Promise<Client> | undefined;
+  const connected = (): Promise<Client> => {
+    if (!closed || !options.reconnect) return Promise.resolve(current);
+    reconnecting ??= options.reconnect().then(
+      (fresh) => {
+        current = fresh;
+        closed = false;
+        watch(fresh);
+        reconnecting = undefined;
+        return fresh;
+      },
+      (error: unknown) => {
+        reconnecting = undefined;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`the MCP server closed and could not be reached again: ${reason}`);
+      },
+    );
+    return reconnecting;
+  };
   let tools: Promise<readonly Tool[]> | undefined = options.tools
     ? Promise.resolve(options.tools)
     : undefined;
   const toolList = (): Promise<readonly Tool[]> => {
-    tools ??= listAllTools(client).catch((error: unknown) => {
+    tools ??= listAllTools(current).catch((error: unknown) => {
       tools = undefined; // listed again on the next message
       throw error;
     });
@@ -42,12 +76,13 @@ export function mcpExecutor(client: Client, options: McpExecutorOptions = {}): A
   };
   return {
     async execute(ctx, task) {
+      const mcp = await connected();
       const call = chooseCall(ctx, await toolList());
       await task.working(`calling ${call.name}`);
       const progress = progressWriter(task);
       let result: CallToolResult;
       try {
-        result = (await client.callTool({ name: call.name, arguments: call.arguments }, undefined, {
+        result = (await mcp.callTool({ name: call.name, arguments: call.arguments }, undefined, {
           signal: ctx.signal,
           timeout: timeoutMs,
           onprogress: (p) =>
