@@ -12,6 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { A2AClient } from '../../src/client/client.js';
+import { createA2AServer } from '../../src/server/http.js';
+import { benchCard, benchExecutor, DEMO_TOKEN, demoTokenAuthenticate } from '../../src/agents/index.js';
 import { createMcpServerFromAgent } from '../../src/bridges/mcp/index.js';
 import { TaskState } from '../../src/model/enums.js';
 import { isRunning, spawnCli, waitForLine } from '../support/cli.js';
@@ -129,6 +131,45 @@ describe('a2a mcp over the bench agent', () => {
       texts((await other.callTool({ name: 'task', arguments: { message: 'task:two' } })) as CallToolResult),
       ['two'],
     );
+  });
+});
+
+describe("a2a mcp with the client commands' auth flags", () => {
+  test('--token reaches an agent that requires a bearer token; without it calls are isError', async (t) => {
+    const server = createA2AServer({
+      agent: benchExecutor,
+      card: benchCard,
+      store: 'memory',
+      logger: false,
+      authenticate: demoTokenAuthenticate,
+    });
+    const url = (await server.listen(0, '127.0.0.1')).url.replace(/\/+$/, '');
+    t.after(() => server.close());
+    const spawnMcp = async (extra: string[]) => {
+      const mcp = new Client({ name: 'test-host', version: '1.0.0' });
+      t.after(() => mcp.close());
+      await mcp.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', url, ...extra],
+          cwd: ROOT,
+          stderr: 'pipe',
+        }),
+      );
+      return mcp;
+    };
+    const [withToken, without] = await Promise.all([spawnMcp(['--token', DEMO_TOKEN]), spawnMcp([])]);
+    const ok = (await withToken.callTool({
+      name: 'task',
+      arguments: { message: 'task:secret' },
+    })) as CallToolResult;
+    assert.deepEqual(texts(ok), ['secret']);
+    const refused = (await without.callTool({
+      name: 'task',
+      arguments: { message: 'task:secret' },
+    })) as CallToolResult;
+    assert.equal(refused.isError, true);
+    assert.match(texts(refused)[0]!, /refused the call: .*(Unauthenticated|401|credentials)/i);
   });
 });
 
