@@ -173,6 +173,45 @@ describe("a2a mcp with the client commands' auth flags", () => {
   });
 });
 
+describe('createMcpServerFromAgent over an agent that does not stream', () => {
+  test('calls are unary SendMessage: answers, questions and a bounded wait', async (t) => {
+    const server = createA2AServer({
+      agent: benchExecutor,
+      card: benchCard,
+      store: 'memory',
+      logger: false,
+      streaming: false,
+    });
+    const url = (await server.listen(0, '127.0.0.1')).url.replace(/\/+$/, '');
+    t.after(() => server.close());
+    const a2a = await A2AClient.connect(url);
+    t.after(() => a2a.close());
+    assert.equal(a2a.card.capabilities.streaming, false);
+    const bridge = createMcpServerFromAgent(a2a, { timeoutMs: 300 });
+    const [hostSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await bridge.connect(serverSide);
+    const mcp = new Client({ name: 'test-host', version: '1.0.0' });
+    await mcp.connect(hostSide);
+    t.after(() => mcp.close());
+    const task = (await mcp.callTool({
+      name: 'task',
+      arguments: { message: 'task:unary' },
+    })) as CallToolResult;
+    assert.deepEqual(texts(task), ['unary']);
+    const asked = (await mcp.callTool({
+      name: 'input',
+      arguments: { message: 'input:why?' },
+    })) as CallToolResult;
+    assert.equal((asked.structuredContent as { state: string }).state, 'INPUT_REQUIRED');
+    const slow = (await mcp.callTool({
+      name: 'slow',
+      arguments: { message: 'slow:5000' },
+    })) as CallToolResult;
+    assert.equal(slow.isError, true);
+    assert.match(texts(slow)[0]!, /did not answer within 300 ms/);
+  });
+});
+
 describe('createMcpServerFromAgent: bad input and agents that go wrong', () => {
   let agent: LocalAgent;
   let a2a: A2AClient;
