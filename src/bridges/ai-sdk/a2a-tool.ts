@@ -115,6 +115,8 @@ async function callAgentTool(
     } else {
       const u = event.artifactUpdate;
       task ??= { id: u.taskId, contextId: u.contextId, status: { state: TaskState.WORKING } };
+      // Chunks of one artifact join as they are; a new artifact starts on a new line.
+      if (!u.append && parts.length > 0) parts.push({ text: '\n' });
       if (parts.length < 10_000) parts.push(...u.artifact.parts.slice(0, 10_000 - parts.length));
     }
   };
@@ -149,11 +151,20 @@ async function callAgentTool(
   if (message) return output('MESSAGE', message.parts, message.contextId, undefined);
   if (!task) throw new Error('the agent answered with neither a message nor a task');
   // Artifacts of a task read whole (not streamed) come with the task.
-  if (parts.length === 0) for (const a of task.artifacts ?? []) parts.push(...a.parts);
+  if (parts.length === 0) {
+    for (const a of task.artifacts ?? [])
+      parts.push(...(parts.length > 0 ? [{ text: '\n' }] : []), ...a.parts);
+  }
   const state = task.status.state;
   const statusParts = task.status.message?.parts ?? [];
   const name = state.replace(/^TASK_STATE_/, '');
-  if (state === TaskState.COMPLETED) return output(name, [...parts, ...statusParts], task.contextId, task.id);
+  if (state === TaskState.COMPLETED)
+    return output(
+      name,
+      [...parts, ...(parts.length && statusParts.length ? [{ text: '\n' }] : []), ...statusParts],
+      task.contextId,
+      task.id,
+    );
   if (isInterruptedState(state)) return output(name, statusParts, task.contextId, task.id);
   const reason = statusParts
     .map((p) => p.text ?? '')
@@ -175,7 +186,7 @@ function output(
     else if (p.data !== undefined) data.push(p.data);
     else if (p.url !== undefined) texts.push(p.url);
     else if (p.raw !== undefined)
-      texts.push(`[file ${p.filename ?? ''} ${p.mediaType ?? ''}]`.replace(/\s+/g, ' '));
+      texts.push(`[file ${[p.filename, p.mediaType].filter(Boolean).join(', ')}]\n`);
   }
   return {
     state,

@@ -69,7 +69,7 @@ class TextChunks {
     const append = this.#sent;
     this.#sent = true;
     this.#writing = this.task
-      .artifact({ artifactId: this.artifactId, name: 'response', text }, { append })
+      .artifact({ artifactId: this.artifactId, name: this.artifactId, text }, { append })
       .then(
         () => {
           this.#writing = undefined;
@@ -88,7 +88,7 @@ class TextChunks {
     if (this.#failure !== undefined) throw this.#failure;
     if (!this.sent) return;
     await this.task.artifact(
-      { artifactId: this.artifactId, name: 'response', parts: [{ text: this.#pending }] },
+      { artifactId: this.artifactId, name: this.artifactId, parts: [{ text: this.#pending }] },
       { append: this.#sent, lastChunk: true },
     );
     this.#pending = '';
