@@ -22,9 +22,19 @@ export async function openMcpAgent(target: { command?: string; url?: string }): 
     if (!command) throw new Error('--mcp needs a command');
     where = { command, args };
   }
-  let client = await connectMcpServer(where);
+  const connectTo = async () => {
+    try {
+      return await connectMcpServer(where);
+    } catch (error) {
+      const what = target.url ? `at ${target.url}` : `"${target.command}"`;
+      throw new Error(
+        `the MCP server ${what} did not start or answer: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+  let client = await connectTo();
   // A spawned server that exits is started again for the next message.
-  const reconnect = async () => (client = await connectMcpServer(where));
+  const reconnect = async () => (client = await connectTo());
   try {
     const tools = await listAllTools(client);
     return {

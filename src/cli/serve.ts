@@ -100,6 +100,9 @@ function parsePort(value: string): number {
 
 /** Starts a built-in agent and resolves once it listens. */
 export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
+  if ((options.modelUrl !== undefined || options.model !== undefined) && options.agent !== 'planner') {
+    throw new Error('unsupported use of --model-url and --model: they are for --agent planner');
+  }
   if (options.exec) return hostAgent(execExecutor(options.exec), execCard(options.exec), options);
   if (options.mcp !== undefined || options.mcpUrl !== undefined) return hostMcpAgent(options);
   if (isDemoAgent(options.agent)) {
@@ -117,7 +120,7 @@ export async function startBuiltInAgent(options: ServeOptions): Promise<RunningA
 /** Hosts the tools of an MCP server (`--mcp` / `--mcp-url`); closing the agent closes the MCP client. */
 async function hostMcpAgent(options: ServeOptions): Promise<RunningAgent> {
   if (options.mcp !== undefined && options.mcpUrl !== undefined)
-    throw new Error('unsupported: both --mcp and --mcp-url');
+    throw new Error('unsupported combination of --mcp and --mcp-url: use one');
   const mcp = await openMcpAgent(
     options.mcpUrl !== undefined ? { url: options.mcpUrl } : { command: options.mcp! },
   );
@@ -153,8 +156,7 @@ function demoConfig(options: ServeOptions): DemoAgentConfig {
 function plannerModel(options: ServeOptions): Pick<DemoAgentConfig, 'plannerModel'> | undefined {
   if (options.modelUrl === undefined && options.model === undefined) return undefined;
   if (!options.modelUrl || !options.model)
-    throw new Error('unsupported: --model-url and --model go together');
-  if (options.agent !== 'planner') throw new Error('unsupported: --model-url is for --agent planner');
+    throw new Error('unsupported use of --model-url or --model alone: they go together');
   const apiKey = process.env.A2A_MODEL_API_KEY;
   return { plannerModel: { url: options.modelUrl, model: options.model, ...(apiKey ? { apiKey } : {}) } };
 }

@@ -121,7 +121,8 @@ ${pc.bold('Try next')} (the agents keep running):
 /** `--model-url` with `--model` (the key in $A2A_MODEL_API_KEY): the planner's model. */
 function plannerModel(opts: DemoOptions): Pick<DemoAgentConfig, 'plannerModel'> {
   if (opts.modelUrl === undefined && opts.model === undefined) return {};
-  if (!opts.modelUrl || !opts.model) throw new Error('unsupported: --model-url and --model go together');
+  if (!opts.modelUrl || !opts.model)
+    throw new Error('unsupported use of --model-url or --model alone: they go together');
   const apiKey = process.env.A2A_MODEL_API_KEY;
   return { plannerModel: { url: opts.modelUrl, model: opts.model, ...(apiKey ? { apiKey } : {}) } };
 }
