@@ -69,6 +69,16 @@ const grpcOnDemand = (folder) => {
   ];
 };
 
+// The MCP SDK and the AI SDK are optional peers too: the CLI and the agents reach the bridges
+// with `await import(...)` (not checked by this rule) when a command asks for them.
+const bridgesOnDemand = (folder) => [
+  {
+    group: ['**/bridges/**', '@modelcontextprotocol/*', 'ai', '@ai-sdk/*'],
+    allowTypeImports: true,
+    message: `src/${folder} must not load the bridges or their SDKs at import time: use a type import, or await import(...) where they are asked for.`,
+  },
+];
+
 const layers = [
   layer('model', [], [noWire('model')]),
   layer('errors', ['model'], [noWire('errors')]),
@@ -87,10 +97,18 @@ const layers = [
     ['model', 'errors', 'core', 'client'],
     [coreContractsOnly('bridges'), ...grpcOnDemand('bridges')],
   ),
-  layer('agents', ['model', 'errors', 'core', 'bindings', 'client', 'bridges', 'server']),
+  layer(
+    'agents',
+    ['model', 'errors', 'core', 'bindings', 'client', 'bridges', 'server'],
+    [...bridgesOnDemand('agents')],
+  ),
   // The inspector drives agents through the client only; the CLI serves it (`a2a inspect`).
   layer('inspector', ['model', 'errors', 'bindings', 'client'], [...grpcOnDemand('inspector')]),
-  layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'bridges', 'server', 'agents', 'inspector']),
+  layer(
+    'cli',
+    ['model', 'errors', 'core', 'bindings', 'client', 'bridges', 'server', 'agents', 'inspector'],
+    [...bridgesOnDemand('cli')],
+  ),
 ];
 
 export default tseslint.config(
