@@ -97,7 +97,7 @@ export function mcpExecutor(client: Client, options: McpExecutorOptions = {}): A
           return task.fail(`the MCP tool ${call.name} did not answer within ${timeoutMs} ms`);
         }
         return task.fail(
-          `the MCP tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+          `the MCP tool ${call.name} failed: ${oneLine(error instanceof Error ? error.message : String(error))}`,
         );
       }
       await progress.settled();
@@ -206,4 +206,10 @@ function textOf(result: CallToolResult): string {
     .filter((t) => t !== '')
     .join('\n')
     .slice(0, 2_000);
+}
+
+/** A reason on one line, at most 1000 characters (MCP errors can carry pretty-printed JSON). */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 1000 ? `${line.slice(0, 999)}…` : line;
 }
