@@ -5,6 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -94,6 +95,36 @@ async function exerciseBench(mcp: Client, bench: LocalAgent): Promise<void> {
   await a2a.close();
 }
 
+/** A POST with exactly these headers (fetch would not send another Host). */
+function rawPost(
+  port: number,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('a2a mcp over the bench agent', () => {
   let bench: LocalAgent;
   before(async () => {
@@ -125,6 +156,17 @@ describe('a2a mcp over the bench agent', () => {
     t.after(() => mcp.close());
     await mcp.connect(new StreamableHTTPClientTransport(new URL(url!)));
     await exerciseBench(mcp, bench);
+    // On loopback, a request naming another host, or from a web page elsewhere, is refused
+    // (DNS rebinding); the endpoint answers 403 before any MCP is read.
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    const port = Number(new URL(url!).port);
+    assert.equal((await rawPost(port, { host: `evil.example:${port}` }, init)).status, 403);
+    const fromPage = await rawPost(port, { host: `127.0.0.1:${port}`, origin: 'https://evil.example' }, init);
+    assert.equal(fromPage.status, 403);
+    assert.match(
+      (JSON.parse(fromPage.body) as { error: { message: string } }).error.message,
+      /Origin "https:\/\/evil.example" is not allowed/,
+    );
     // A second session at the same time is served too.
     const other = new Client({ name: 'second-host', version: '1.0.0' });
     t.after(() => other.close());

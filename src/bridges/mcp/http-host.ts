@@ -21,6 +21,12 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** A session without a request for this long is closed. @default 1800000 (30 minutes) */
   idleMs?: number;
+  /**
+   * Host names requests may name (Host header) and browser pages may come from (Origin), so that
+   * a web page cannot reach a local endpoint through DNS rebinding. @default loopback names
+   * (127.0.0.1, localhost, ::1) when listening on loopback; any otherwise
+   */
+  allowedHosts?: string[];
 }
 
 /** A running MCP endpoint. */
@@ -46,6 +52,9 @@ export async function serveMcpOverHttp(
   const maxSessions = options.maxSessions ?? 64;
   const idleMs = options.idleMs ?? 1_800_000;
   const sessions = new Map<string, Session>();
+  const host = options.host ?? '127.0.0.1';
+  const allowed =
+    options.allowedHosts ?? (LOOPBACK.includes(host.replace(/^\[|\]$/g, '')) ? LOOPBACK : undefined);
 
   const closeSession = (id: string): void => {
     const s = sessions.get(id);
@@ -65,6 +74,8 @@ export async function serveMcpOverHttp(
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return reply(res, 404, `not found; the MCP endpoint is ${path}`);
+    const refused = allowed && refusedOrigin(req, allowed);
+    if (refused) return reply(res, 403, refused);
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const s = sessions.get(sid);
@@ -100,7 +111,7 @@ export async function serveMcpOverHttp(
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    http.listen(options.port ?? 0, host, () => {
       http.off('error', reject);
       resolve();
     });
@@ -117,6 +128,29 @@ export async function serveMcpOverHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
+
+/** Why a request's Host or Origin is not one of `allowed`, or undefined when both are. */
+function refusedOrigin(req: IncomingMessage, allowed: readonly string[]): string | undefined {
+  const hostname = (value: string): string | undefined => {
+    try {
+      return new URL(value).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      return undefined;
+    }
+  };
+  const host = req.headers.host ? hostname(`http://${req.headers.host}`) : undefined;
+  if (!host || !allowed.includes(host))
+    return `Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`;
+  const origin = req.headers.origin;
+  // Non-browser MCP clients send no Origin; a page's (even "null", from a sandbox) must be allowed.
+  if (origin !== undefined) {
+    const from = hostname(origin);
+    if (!from || !allowed.includes(from)) return `Origin ${JSON.stringify(origin)} is not allowed`;
+  }
+  return undefined;
 }
 
 /** A JSON-RPC error body with `message` (what MCP clients expect from the endpoint). */
