@@ -67,7 +67,6 @@ async function runMcp(url: string, opts: McpCommandOptions): Promise<void> {
 
 /** Adds `mcp` to the `a2a` program. */
 export function registerMcpCommand(program: Command): void {
-  const io = processIO();
   withConnectionOptions(
     program
       .command('mcp <agent-url>')
@@ -95,7 +94,7 @@ Examples:
       try {
         await runMcp(url, opts);
       } catch (error) {
-        fail(io, error, opts, url);
+        fail(processIO(), error, opts, url);
       }
     });
 }
