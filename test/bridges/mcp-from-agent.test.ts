@@ -61,6 +61,16 @@ async function exerciseBench(mcp: Client, bench: LocalAgent): Promise<void> {
   })) as CallToolResult;
   assert.deepEqual(texts(answered), ['Ada']);
 
+  // An agent's refusal is an isError result with its reason; bad arguments too.
+  const refused = (await mcp.callTool({
+    name: 'stream',
+    arguments: { message: 'stream:lots' },
+  })) as CallToolResult;
+  assert.equal(refused.isError, true);
+  assert.match(texts(refused)[0]!, /rejected: stream:<n> needs a whole number/);
+  const bad = (await mcp.callTool({ name: 'task', arguments: { text: 'no message' } })) as CallToolResult;
+  assert.equal(bad.isError, true);
+
   // The card and the task as resources.
   const { resources } = await mcp.listResources();
   assert.ok(resources.some((r) => r.uri === 'a2a://card'));
