@@ -101,6 +101,18 @@ describe('aiSdkExecutor with the AI SDK mock model', () => {
     assert.equal(textOf(task.artifacts![0]), 'Hello world');
   });
 
+  test('a generated file becomes an artifact of its own', async (t) => {
+    const png = Buffer.from('png!').toString('base64');
+    const model = scripted([
+      [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: png } }, ...textTurn('here')],
+    ]);
+    const client = await served({ model }, t);
+    const reply = (await client.send({ text: 'draw' })) as { task: Task };
+    const file = reply.task.artifacts!.find((a) => a.name === 'file-1');
+    assert.deepEqual(file?.parts, [{ raw: png, mediaType: 'image/png' }]);
+    assert.equal(textOf(reply.task.artifacts!.find((a) => a.artifactId === 'response')), 'here');
+  });
+
   test('tool calls become WORKING updates; the model gets the result and answers', async (t) => {
     const model = scripted([toolTurn('add', '{"a":2,"b":3}'), textTurn('five')]);
     const client = await served({ model, tools: { add: addTool } }, t);

@@ -1,6 +1,7 @@
 /**
  * `aiSdkExecutor`: an AI SDK language model (any provider) as an A2A AgentExecutor. The model
- * streams: its text becomes chunks of the artifact `response` (appended), each tool call a
+ * streams: its text becomes chunks of the artifact `response` (appended), a generated file an
+ * artifact of its own, each tool call a
  * WORKING update, and a call of a tool without `execute` (such as {@link askUserTool}) ends the
  * turn in INPUT_REQUIRED with the model's question; the answer continues the task. The
  * conversation is rebuilt from the task's history and the context's earlier tasks; `ctx.signal`
@@ -111,6 +112,7 @@ export function aiSdkExecutor(options: AiSdkExecutorOptions): AgentExecutor {
       const chunks = new TextChunks(task, artifactId);
       let answer = '';
       let question: string | undefined;
+      let files = 0;
       const deadline = AbortSignal.timeout(timeoutMs);
       const result = streamText({
         model: options.model,
@@ -147,6 +149,17 @@ export function aiSdkExecutor(options: AiSdkExecutorOptions): AgentExecutor {
                 { data: { tool: part.toolName, input: part.input ?? null } },
               ],
             });
+            break;
+          }
+          case 'file': {
+            // A generated file (an image, ...): an artifact of its own.
+            const raw = base64Of(part.file);
+            if (raw !== undefined) {
+              await task.artifact({
+                name: `file-${++files}`,
+                parts: [{ raw, mediaType: part.file.mediaType }],
+              });
+            }
             break;
           }
           case 'tool-error':
@@ -197,4 +210,13 @@ function errorText(error: unknown): string {
   return (
     error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error)
   ).split('\n')[0]!;
+}
+
+/** A generated file's bytes as base64, when the provider gave bytes (not only a URL). */
+function base64Of(file: { readonly base64: string }): string | undefined {
+  try {
+    return file.base64 || undefined;
+  } catch {
+    return undefined;
+  }
 }
