@@ -25,11 +25,13 @@ export function toModelMessage(message: Message): ModelMessage | undefined {
     if (part.raw !== undefined) {
       content.push({ type: 'file', data: part.raw, mediaType: part.mediaType ?? 'application/octet-stream' });
     } else if (part.url !== undefined) {
-      content.push({
-        type: 'file',
-        data: new URL(part.url),
-        mediaType: part.mediaType ?? 'application/octet-stream',
-      });
+      // A URL the model's provider can fetch; one that does not parse is passed on as text.
+      const url = URL.canParse(part.url) ? new URL(part.url) : undefined;
+      content.push(
+        url
+          ? { type: 'file', data: url, mediaType: part.mediaType ?? 'application/octet-stream' }
+          : { type: 'text', text: part.url },
+      );
     } else {
       const text = partText(part);
       if (text) content.push({ type: 'text', text });

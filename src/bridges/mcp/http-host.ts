@@ -67,7 +67,7 @@ export async function serveMcpOverHttp(
       const cutoff = Date.now() - idleMs;
       for (const [id, s] of sessions) if (s.lastUsed < cutoff) closeSession(id);
     },
-    Math.min(idleMs, 60_000),
+    Math.max(1_000, Math.min(idleMs, 60_000)),
   );
   sweep.unref();
 
