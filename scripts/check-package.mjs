@@ -38,6 +38,7 @@ try {
     'dist/inspector/assets/app.css',
     'proto/lf/a2a/v1/a2a.proto',
     'README.md',
+    'CHANGELOG.md',
   ];
   const missing = required.filter((path) => !files.has(path));
   const stray = [...files].filter((path) => /^(src|test|bench|scripts)\//.test(path));
