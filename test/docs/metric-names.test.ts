@@ -1,10 +1,17 @@
 /** docs/observability.md lists exactly the metrics the code creates, with their Prometheus names. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 const root = new URL('../../', import.meta.url);
-const code = readFileSync(new URL('src/server/observability/metrics.ts', root), 'utf8');
+const src = fileURLToPath(new URL('src/', root));
+// Every source file: instruments are made where their facts are (metrics.ts, failed-auth.ts, ...).
+const code = readdirSync(src, { recursive: true, encoding: 'utf8' })
+  .filter((path) => path.endsWith('.ts') && !path.includes('gen/'))
+  .map((path) => readFileSync(join(src, path), 'utf8'))
+  .join('\n');
 const doc = readFileSync(new URL('docs/observability.md', root), 'utf8');
 
 /** Every instrument the code makes: its name, kind and unit. */
