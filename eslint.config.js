@@ -120,6 +120,8 @@ export default tseslint.config(
       'src/bindings/compat-v03/gen/',
       'coverage/',
       'a2a-data/',
+      // The API reference `npm run docs` generates.
+      'docs/api/',
       // Other builds benchmarked beside this one (BENCH_KIT_DIST).
       '.bench-tmp/',
     ],

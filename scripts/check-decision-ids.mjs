@@ -9,8 +9,8 @@ import console from 'node:console';
 
 const root = join(import.meta.dirname, '..');
 const DOC = 'docs/protocol-decisions.md';
-const SCAN = ['src', 'test', 'bench', 'README.md'];
-const SKIP = new Set(['node_modules', 'dist', 'gen']);
+const SCAN = ['src', 'test', 'bench', 'README.md', 'CHANGELOG.md', 'docs'];
+const SKIP = new Set(['node_modules', 'dist', 'gen', 'api']);
 const EXT = /\.(ts|mts|js|mjs|md)$/;
 
 // Settlements and gaps: D2, G12, N7. Checklist items: SRV-SEND-7, CLI-CARD-2, with the short

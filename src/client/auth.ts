@@ -27,6 +27,7 @@ export interface AuthContext {
 
 /** Supplies credentials per request. */
 export interface AuthHandler {
+  /** The credentials to send on this call (headers, query parameters or cookies). */
   credentials(ctx: AuthContext): Promise<RequestCredentials>;
   /** Called after a 401 / UNAUTHENTICATED; return true to have the call retried once. */
   onUnauthorized?(ctx: AuthContext): Promise<boolean>;

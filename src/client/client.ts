@@ -242,6 +242,7 @@ export class A2AClient {
     return this.callStream('SubscribeToTask', { id: taskId }, options);
   }
 
+  /** GetTask: the task as stored, its history cut to `historyLength` when given. */
   getTask(taskId: string, options: CallOptions & { historyLength?: number } = {}): Promise<Task> {
     const request = {
       id: taskId,
@@ -250,6 +251,7 @@ export class A2AClient {
     return this.call('GetTask', request, options);
   }
 
+  /** ListTasks: one page of the caller's tasks, newest first. */
   listTasks(request: ListTasksRequest = {}, options: CallOptions = {}): Promise<ListTasksResponse> {
     return this.call('ListTasks', request, options);
   }
@@ -268,6 +270,7 @@ export class A2AClient {
     }
   }
 
+  /** CancelTask: cancels the task and answers with it. */
   cancelTask(
     taskId: string,
     options: CallOptions & { metadata?: Record<string, unknown> } = {},
@@ -284,6 +287,7 @@ export class A2AClient {
     return this.call('CreateTaskPushNotificationConfig', config, options);
   }
 
+  /** GetTaskPushNotificationConfig: one push config of a task. */
   getTaskPushNotificationConfig(
     taskId: string,
     id: string,
@@ -292,6 +296,7 @@ export class A2AClient {
     return this.call('GetTaskPushNotificationConfig', { taskId, id }, options);
   }
 
+  /** ListTaskPushNotificationConfigs: a page of a task's push configs. */
   listTaskPushNotificationConfigs(
     taskId: string,
     page: Omit<ListTaskPushNotificationConfigsRequest, 'taskId'> = {},
@@ -300,6 +305,7 @@ export class A2AClient {
     return this.call('ListTaskPushNotificationConfigs', { ...page, taskId }, options);
   }
 
+  /** DeleteTaskPushNotificationConfig: deletes one push config of a task. */
   async deleteTaskPushNotificationConfig(
     taskId: string,
     id: string,

@@ -34,6 +34,7 @@ export const Role = {
 } as const;
 /** One of the three `Role` names. */
 export type Role = (typeof Role)[keyof typeof Role];
+/** Every `Role` enum name, in the proto's order. */
 export const ROLE_NAMES: readonly Role[] = [Role.UNSPECIFIED, Role.USER, Role.AGENT];
 
 /** The four terminal states: a task in one of them never changes again (SRV-STATE-1/2). */

@@ -93,7 +93,7 @@ export interface A2AServerOptions {
   pushNotifications?: boolean;
   /**
    * Push delivery options (address safety, retries, signing), used when `pushNotifications`
-   * is true. See [Push notifications](../../README.md#push-notifications).
+   * is true. See [push notifications](../../docs/push-notifications.md).
    * @default {} (HTTPS only, public addresses only, signed with a key generated at start)
    * @example push: { allowHosts: ['127.0.0.1'], allowHttp: true }
    */
@@ -246,7 +246,7 @@ export interface A2AServerOptions {
    */
   compatV03?: boolean;
   /**
-   * Structured logs (see README "Operating a2a-kit"): a pino logger, or `false` for none.
+   * Structured logs (see docs/observability.md): a pino logger, or `false` for none.
    * @default false (no logs; `a2a serve` passes one)
    * @example logger: pino({ level: 'info' })
    */

@@ -190,6 +190,7 @@ export interface PushDeliveryOutcome {
  * origin and path.
  */
 export interface PushLogger {
+  /** Writes one line for one delivery attempt. */
   log(outcome: PushDeliveryOutcome): void;
   /** False when a line for `outcome` would not be written (its level is off): skip the work. */
   wants?(outcome: PushDeliveryOutcome['outcome']): boolean;

@@ -17,7 +17,7 @@ import { bindingOf, errorCodeOf, watchStream } from './call-facts.js';
 /** The instrumentation scope name of every a2a-kit span and metric. */
 export const INSTRUMENTATION_SCOPE = 'a2a-kit';
 
-/** The server's instruments (see README "Operating a2a-kit" for names and attributes). */
+/** The server's instruments (docs/observability.md lists names and attributes). */
 export interface ServerInstruments {
   /** `a2a.server.requests`: operations served, by `a2a.operation`, `a2a.binding`, `a2a.outcome`. */
   readonly requests: Counter;
