@@ -3,7 +3,6 @@
  * failures with their stack, task state changes (debug), push delivery outcomes. Everything
  * logged goes through redact.ts first.
  */
-import { performance } from 'node:perf_hooks';
 import { pino, type Logger } from 'pino';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { ServerInterceptor } from '../../core/handler/interceptor.js';
