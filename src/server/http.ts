@@ -5,8 +5,7 @@
  * ({@link A2AServer.fetch}). This file holds the lifecycle (build, listen, close); routing,
  * options, the card source and the runtime adapters have their own files.
  */
-import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BODY_LIMIT } from '../bindings/http/http-body.js';
 import { A2AConfigError } from '../errors/config-errors.js';
@@ -22,6 +21,7 @@ import { JSONRPC_PATH, REST_ROOT, WELL_KNOWN_CARD_PATH, validateAgentCard } from
 import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
 import { serveFetch } from './adapters/fetch.js';
+import { normalizeBasePath } from './adapters/base-path.js';
 import { InFlight } from './in-flight.js';
 import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
 import { wireSecurity } from './security.js';
@@ -73,8 +73,27 @@ export interface A2AServer {
   card(): AgentCard;
   /** Serves the A2A paths; calls `next()` for others (when given) or answers 404. */
   readonly nodeHandler: NodeHandler;
-  /** The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. */
+  /**
+   * The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. Bound to the
+   * server, so `Bun.serve({ fetch: server.fetch })` and `Deno.serve(server.fetch)` work as is.
+   */
   fetch(request: Request): Promise<Response>;
+  /**
+   * {@link fetch} for a server mounted below `basePath` (`/agents/echo`): only the paths below it
+   * are served, and the card's URLs are under it. The framework adapters call it.
+   */
+  fetchBelow(basePath: string, request: Request): Promise<Response>;
+  /**
+   * {@link nodeHandler} for a server mounted below `basePath` whose host leaves the full path in
+   * `req.url` (Fastify). Under Express's `app.use('/agents/echo', server.nodeHandler)` the plain
+   * `nodeHandler` already names the mount path on the card (from `req.baseUrl`).
+   */
+  nodeHandlerBelow(basePath: string): NodeHandler;
+  /**
+   * True when the server answers `path` (below its mount path): the card, the bindings, the push
+   * JWKS, the `routes`. Adapters pass other paths to the host's own routes and 404.
+   */
+  serves(path: string): boolean;
 }
 
 interface GrpcHost {
@@ -255,8 +274,21 @@ class A2AHttpServer implements A2AServer {
     return this.cards.card();
   }
 
-  fetch(request: Request): Promise<Response> {
-    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request);
+  readonly fetch = (request: Request): Promise<Response> =>
+    serveFetch(this.router, this.inFlight, this.keepAliveMs, request);
+
+  fetchBelow(basePath: string, request: Request): Promise<Response> {
+    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request, normalizeBasePath(basePath));
+  }
+
+  serves(path: string): boolean {
+    return this.router.serves(path);
+  }
+
+  nodeHandlerBelow(basePath: string): NodeHandler {
+    const base = normalizeBasePath(basePath);
+    if (base === '') return this.nodeHandler;
+    return createNodeHandler(this.router, this.inFlight, this.keepAliveMs, this.onError, base);
   }
 
   async listen(port = 41241, host?: string): Promise<ListenInfo> {
@@ -264,9 +296,13 @@ class A2AHttpServer implements A2AServer {
     if (this.closing) throw new Error('The server is closed');
     if (this.stores) await this.stores.ready;
     const timeouts = httpServerTimeouts(this.options.timeouts);
+    // node:http on use: the fetch handler is the whole server on Bun, Deno and workerd.
     const server = this.tls
-      ? createHttpsServer({ ...httpsServerOptions(this.tls), ...timeouts }, this.nodeHandler)
-      : createServer(timeouts, this.nodeHandler);
+      ? (await import('node:https')).createServer(
+          { ...httpsServerOptions(this.tls), ...timeouts },
+          this.nodeHandler,
+        )
+      : (await import('node:http')).createServer(timeouts, this.nodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
