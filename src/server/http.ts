@@ -80,9 +80,10 @@ export interface A2AServer {
   fetch(request: Request): Promise<Response>;
   /**
    * {@link fetch} for a server mounted below `basePath` (`/agents/echo`): only the paths below it
-   * are served, and the card's URLs are under it. The framework adapters call it.
+   * are served, and the card's URLs are under it. `origin` replaces the request URL's own for
+   * the card (a host that rewrites it, as Next.js does). The framework adapters call it.
    */
-  fetchBelow(basePath: string, request: Request): Promise<Response>;
+  fetchBelow(basePath: string, request: Request, origin?: string): Promise<Response>;
   /**
    * {@link nodeHandler} for a server mounted below `basePath` whose host leaves the full path in
    * `req.url` (Fastify). Under Express's `app.use('/agents/echo', server.nodeHandler)` the plain
@@ -277,8 +278,15 @@ class A2AHttpServer implements A2AServer {
   readonly fetch = (request: Request): Promise<Response> =>
     serveFetch(this.router, this.inFlight, this.keepAliveMs, request);
 
-  fetchBelow(basePath: string, request: Request): Promise<Response> {
-    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request, normalizeBasePath(basePath));
+  fetchBelow(basePath: string, request: Request, origin?: string): Promise<Response> {
+    return serveFetch(
+      this.router,
+      this.inFlight,
+      this.keepAliveMs,
+      request,
+      normalizeBasePath(basePath),
+      origin,
+    );
   }
 
   serves(path: string): boolean {

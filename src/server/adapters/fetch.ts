@@ -51,6 +51,7 @@ export async function serveFetch(
   keepAliveMs: number,
   request: Request,
   basePath = '',
+  origin?: string,
 ): Promise<Response> {
   const url = new URL(request.url);
   const path = pathBelow(url.pathname, basePath);
@@ -59,7 +60,7 @@ export async function serveFetch(
       ? undefined
       : router.route(
           new WebHttpRequest(request, request.method, path, url.search.slice(1)),
-          () => url.origin + basePath,
+          () => (origin ?? url.origin) + basePath,
         );
   if (pending === undefined) {
     return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });

@@ -38,9 +38,19 @@ export function a2aNext(server: A2AServer, options: A2ANextOptions = {}): A2ANex
   const fixed = options.basePath === undefined ? undefined : normalizeBasePath(options.basePath);
   const handle: NextRouteHandler = async (request, context) => {
     const base = fixed ?? basePathOf(new URL(request.url).pathname, await context?.params);
-    return server.fetchBelow(base, request);
+    return server.fetchBelow(base, request, originOf(request));
   };
   return { GET: handle, POST: handle, DELETE: handle };
+}
+
+/**
+ * The origin the client used, from the Host header (as the node adapter reads it): Next.js
+ * builds `request.url` from its own configured host (`localhost`), not the request's.
+ */
+function originOf(request: Request): string | undefined {
+  const host = request.headers.get('host');
+  if (host === null || !/^[A-Za-z0-9.\-[\]:]+$/.test(host)) return undefined;
+  return `${new URL(request.url).protocol}//${host}`;
 }
 
 /** The request path without the segments the catch-all parameter matched. */

@@ -211,10 +211,13 @@ export class ThreadWebhookSender implements WebhookSender {
 function startSenderThread(workerData: SenderThreadData): Worker {
   // Loaded here, not at import: workerd has no worker_threads (the server entry loads there).
   const { Worker } = requireNode<typeof WorkerThreads>('node:worker_threads');
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./webhook-sender-thread.js', import.meta.url), { workerData });
+  // Not `new URL('./x', import.meta.url)` as such: bundlers (Next.js's webpack) would take the
+  // thread's entry for an asset of theirs; it is this package's own file, next to this one.
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) {
+    return new Worker(new URL('./webhook-sender-thread.js', here), { workerData });
   }
-  const entry = JSON.stringify(new URL('./webhook-sender-thread.ts', import.meta.url).href);
+  const entry = JSON.stringify(new URL('./webhook-sender-thread.ts', here).href);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const boot = `import(${tsx}).then((api) => { api.register(); return import(${entry}); });`;
   return new Worker(boot, { eval: true, workerData });
