@@ -104,7 +104,15 @@ export default tseslint.config(
     // The examples and the runtime scripts run on Node, Bun, Deno or workerd: their globals.
     files: ['examples/**/*.mjs', 'examples/**/*.js', 'test/**/*.mjs'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        Request: 'readonly',
+        Response: 'readonly',
+      },
     },
   },
   {

@@ -3,7 +3,8 @@
  * (bench/servers/host.ts), against a2a-kit's own node:http listener. One host at a time, the
  * server pinned to core 0 and the load (autocannon, this process) to core 1; a warm-up burst,
  * then the server's CPU over BENCH_ADAPTERS_REQUESTS SendMessage calls (JSON-RPC, `echo:hello`,
- * a message per call) from /proc, for BENCH_ADAPTERS_ROUNDS rounds in alternating order.
+ * a message per call) from /proc, for BENCH_ADAPTERS_ROUNDS rounds (1: about 40 s) in
+ * alternating order. BENCH_ADAPTERS_HOSTS picks hosts (`listen,express,fastify,hono,fetch`).
  * Linux only (taskset, /proc). Needs dist/ (`npm run build`).
  */
 import type { ChildProcess } from 'node:child_process';
@@ -13,7 +14,7 @@ import { pin, procCpuMicros, startChild, stopChild } from './servers/control.js'
 
 const HOSTS = (process.env.BENCH_ADAPTERS_HOSTS ?? 'listen,express,fastify,hono,fetch').split(',');
 const REQUESTS = Number(process.env.BENCH_ADAPTERS_REQUESTS ?? 4_000);
-const ROUNDS = Number(process.env.BENCH_ADAPTERS_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ADAPTERS_ROUNDS ?? 1);
 const SERVER = fileURLToPath(new URL('./servers/host.ts', import.meta.url));
 const BODY = JSON.stringify({
   jsonrpc: '2.0',

@@ -31,5 +31,5 @@ export async function exercise(url) {
   }
 }
 
-const args = globalThis.Deno ? globalThis.Deno.args : globalThis.process?.argv.slice(2);
+const args = globalThis.Deno ? globalThis.Deno.args : globalThis.process?.argv?.slice(2);
 if (args?.[0]) console.log(JSON.stringify(await exercise(args[0])));

@@ -68,7 +68,7 @@ export async function startExample(
 }
 
 /** Resolves once 127.0.0.1:`port` accepts a connection (at most 200 tries, 100 ms apart). */
-async function waitForPort(port: number): Promise<void> {
+export async function waitForPort(port: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1');

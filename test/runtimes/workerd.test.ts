@@ -3,7 +3,22 @@
  * would, run by the real `workerd` from npm (nodejs_compat), memory store.
  */
 import { test } from 'node:test';
-import { checkExampleAgent, freePort, startExample } from './support.js';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { hostTestServer } from '../server/adapters/host-checks.js';
+import {
+  EXPECTED_CLIENT_SUMMARY,
+  ROOT,
+  checkExampleAgent,
+  freePort,
+  requireBuiltPackage,
+  startExample,
+  waitForPort,
+} from './support.js';
 
 test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   const port = await freePort();
@@ -13,4 +28,72 @@ test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   });
   t.after(() => example.stop());
   await checkExampleAgent(example.url);
+});
+
+test('a2a-kit/client on workerd against a Node server', async (t) => {
+  await requireBuiltPackage();
+  const host = hostTestServer();
+  const { url } = await host.server.listen(0, '127.0.0.1');
+  t.after(async () => {
+    host.release();
+    await host.server.close();
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-workerd-client-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await build({
+    entryPoints: [join(ROOT, 'test/runtimes/client-worker.mjs')],
+    outfile: join(dir, 'worker.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    external: ['node:*'],
+    // What the client loads on first use (gRPC) stays out, as in the example's build.
+    plugins: [
+      {
+        name: 'lazy-imports-stay-lazy',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (args) =>
+            args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+          );
+        },
+      },
+    ],
+    logLevel: 'warning',
+  });
+  const port = await freePort();
+  // The worker's fetch goes out through a network service that allows loopback addresses.
+  await writeFile(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker), (name = "loopback", network = (allow = ["local", "private"])) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  compatibilityDate = "2025-09-01",
+  compatibilityFlags = ["nodejs_compat"],
+  globalOutbound = "loopback",
+);
+`,
+  );
+  const workerd = spawn(
+    join(ROOT, 'node_modules/.bin/workerd'),
+    ['serve', join(dir, 'config.capnp'), '--experimental'],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  t.after(async () => {
+    if (workerd.exitCode !== null || workerd.signalCode !== null) return;
+    const exited = new Promise((resolve) => workerd.once('exit', resolve));
+    workerd.kill('SIGTERM');
+    await exited;
+  });
+  await waitForPort(port);
+  const response = await fetch(`http://127.0.0.1:${port}/?agent=${encodeURIComponent(url)}`);
+  const summary: unknown = await response.json();
+  assert.equal(response.status, 200, JSON.stringify(summary));
+  assert.deepEqual(summary, EXPECTED_CLIENT_SUMMARY);
 });
