@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthRequest } from '../../bindings/auth-request.js';
-import { readNodeBody, type HttpRequest } from '../../bindings/http/http-body.js';
+import { BodyTooLargeError, readNodeBody, type HttpRequest } from '../../bindings/http/http-body.js';
 import { writeSse } from '../../bindings/http/sse.js';
 import { authRequestFromNode } from '../auth/request.js';
 import type { InFlight } from '../in-flight.js';
@@ -43,7 +43,9 @@ export class NodeHttpRequest implements HttpRequest {
   }
 
   readBody(limit: number): Promise<Buffer> {
-    return readNodeBody(this.req, limit);
+    const parsed = consumedBody(this.req);
+    if (parsed === undefined) return readNodeBody(this.req, limit);
+    return parsed.length > limit ? Promise.reject(new BodyTooLargeError(limit)) : Promise.resolve(parsed);
   }
 
   authRequest(): AuthRequest {
@@ -80,6 +82,20 @@ export class NodeHttpRequest implements HttpRequest {
     }
     return this.controller.signal;
   }
+}
+
+/**
+ * The body a host's body parser already read (`express.json()`, `express.text()`, `raw()`
+ * ahead of the handler set `req.body` and drained the stream): as bytes again, JSON
+ * re-serialized. Undefined when the stream is still unread.
+ */
+function consumedBody(req: IncomingMessage): Buffer | undefined {
+  if (!req.readableEnded) return undefined;
+  const body = (req as { body?: unknown }).body;
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (typeof body === 'object' && body !== null) return Buffer.from(JSON.stringify(body));
+  return undefined;
 }
 
 /** What a request holds once its reply is written (see NodeHttpRequest.detach). */
