@@ -10,5 +10,10 @@ mkdirSync(dirname(link), { recursive: true });
 try {
   lstatSync(link);
 } catch {
-  symlinkSync('../..', link, 'dir');
+  try {
+    symlinkSync('../..', link, 'dir');
+  } catch (error) {
+    // Another process (a test running beside this one) made it first.
+    if (error?.code !== 'EEXIST') throw error;
+  }
 }
