@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { hostTestServer } from '../server/adapters/host-checks.js';
 import {
   EXPECTED_CLIENT_SUMMARY,
+  checkDisconnect,
   checkExampleAgent,
   requireBuiltPackage,
   runToEnd,
@@ -26,4 +27,8 @@ test('a2a-kit/client on Bun against a Node server', async (t) => {
   });
   const out = await runToEnd('npx', ['bun', 'test/runtimes/client-script.mjs', url]);
   assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'), EXPECTED_CLIENT_SUMMARY);
+});
+
+test('Bun: a streaming client that goes away aborts its request on the server', async () => {
+  await checkDisconnect('npx', ['bun', 'test/runtimes/disconnect-server.mjs']);
 });

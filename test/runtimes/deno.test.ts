@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { hostTestServer } from '../server/adapters/host-checks.js';
 import {
   EXPECTED_CLIENT_SUMMARY,
+  checkDisconnect,
   checkExampleAgent,
   requireBuiltPackage,
   runToEnd,
@@ -35,4 +36,16 @@ test('a2a-kit/client on Deno against a Node server', async (t) => {
     url,
   ]);
   assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'), EXPECTED_CLIENT_SUMMARY);
+});
+
+test('Deno: a streaming client that goes away aborts its request on the server', async () => {
+  await checkDisconnect('npx', [
+    'deno',
+    'run',
+    '--allow-net',
+    '--allow-read',
+    '--allow-env',
+    '--allow-sys=hostname',
+    'test/runtimes/disconnect-server.mjs',
+  ]);
 });

@@ -190,3 +190,49 @@ export function runToEnd(command: string, args: string[]): Promise<string> {
     });
   });
 }
+
+/**
+ * A streaming client that goes away aborts its request's signal on a server run by
+ * `command args` (test/runtimes/disconnect-server.mjs, which prints `stream-aborted` then).
+ */
+export async function checkDisconnect(command: string, args: string[], port?: number): Promise<void> {
+  await requireBuiltPackage();
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  try {
+    let output = '';
+    const seen = (pattern: RegExp): Promise<RegExpMatchArray> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} within 60 s: ${output}`)), 60_000);
+        const read = (chunk: Buffer): void => {
+          output += chunk.toString();
+          const match = pattern.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match);
+          }
+        };
+        child.stdout.on('data', read);
+        child.stderr.on('data', read);
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+      });
+    // With `port` the server says nothing when it listens (workerd): wait for the port.
+    const url =
+      port === undefined
+        ? (await seen(/listening at (http:\/\/127\.0\.0\.1:\d+)/))[1]!
+        : await waitForPort(port).then(() => `http://127.0.0.1:${port}`);
+    const client = await A2AClient.connect(url);
+    try {
+      const controller = new AbortController();
+      const stream = client.stream({ text: 'hold', signal: controller.signal });
+      assert.equal((await stream.next()).done, false);
+      const aborted = seen(/stream-aborted/);
+      controller.abort();
+      await stream.return(undefined).catch(() => undefined);
+      await aborted;
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopGroup(child);
+  }
+}

@@ -30,25 +30,25 @@ test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   await checkExampleAgent(example.url);
 });
 
-test('a2a-kit/client on workerd against a Node server', async (t) => {
-  await requireBuiltPackage();
-  const host = hostTestServer();
-  const { url } = await host.server.listen(0, '127.0.0.1');
-  t.after(async () => {
-    host.release();
-    await host.server.close();
-  });
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-workerd-client-'));
+/** Bundles `entry` as a Workers bundler does (lazy imports left out) and writes its workerd config. */
+async function workerDir(
+  t: { after(fn: () => Promise<void>): void },
+  entry: string,
+  port: number,
+  extraServices = '',
+  globalOutbound = '',
+): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-workerd-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await build({
-    entryPoints: [join(ROOT, 'test/runtimes/client-worker.mjs')],
+    entryPoints: [join(ROOT, entry)],
     outfile: join(dir, 'worker.js'),
     bundle: true,
     format: 'esm',
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
     external: ['node:*'],
-    // What the client loads on first use (gRPC) stays out, as in the example's build.
+    // What a2a-kit loads on first use (gRPC, the push sender) stays out, as in the example.
     plugins: [
       {
         name: 'lazy-imports-stay-lazy',
@@ -61,22 +61,39 @@ test('a2a-kit/client on workerd against a Node server', async (t) => {
     ],
     logLevel: 'warning',
   });
-  const port = await freePort();
-  // The worker's fetch goes out through a network service that allows loopback addresses.
   await writeFile(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker), (name = "loopback", network = (allow = ["local", "private"])) ],
+  services = [ (name = "main", worker = .worker)${extraServices} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "2025-09-01",
-  compatibilityFlags = ["nodejs_compat"],
-  globalOutbound = "loopback",
+  compatibilityFlags = ["nodejs_compat"],${globalOutbound ? `\n  globalOutbound = "${globalOutbound}",` : ''}
 );
 `,
+  );
+  return dir;
+}
+
+test('a2a-kit/client on workerd against a Node server', async (t) => {
+  await requireBuiltPackage();
+  const host = hostTestServer();
+  const { url } = await host.server.listen(0, '127.0.0.1');
+  t.after(async () => {
+    host.release();
+    await host.server.close();
+  });
+  const port = await freePort();
+  // The worker's fetch goes out through a network service that allows loopback addresses.
+  const dir = await workerDir(
+    t,
+    'test/runtimes/client-worker.mjs',
+    port,
+    ', (name = "loopback", network = (allow = ["local", "private"]))',
+    'loopback',
   );
   const workerd = spawn(
     join(ROOT, 'node_modules/.bin/workerd'),
