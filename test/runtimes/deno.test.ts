@@ -31,7 +31,6 @@ test('a2a-kit/client on Deno against a Node server', async (t) => {
     '--allow-net',
     '--allow-read',
     '--allow-env',
-    '--allow-sys=hostname',
     'test/runtimes/client-script.mjs',
     url,
   ]);
@@ -45,7 +44,6 @@ test('Deno: a streaming client that goes away aborts its request on the server',
     '--allow-net',
     '--allow-read',
     '--allow-env',
-    '--allow-sys=hostname',
     'test/runtimes/disconnect-server.mjs',
   ]);
 });
