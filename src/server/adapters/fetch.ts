@@ -5,7 +5,7 @@
 import type { AuthRequest } from '../../bindings/auth-request.js';
 import { readWebBody, type HttpRequest } from '../../bindings/http/http-body.js';
 import { sseToWebStream } from '../../bindings/http/sse.js';
-import { authRequestFromFetch } from '../auth/request.js';
+import { authRequestFromFetch, type FetchConnectionInfo } from '../auth/request.js';
 import type { InFlight } from '../in-flight.js';
 import { NOT_FOUND_BODY, type A2ARouter } from '../routing.js';
 import { pathBelow } from './base-path.js';
@@ -17,6 +17,7 @@ export class WebHttpRequest implements HttpRequest {
     readonly method: string,
     readonly path: string,
     readonly query: string,
+    private readonly info?: FetchConnectionInfo,
   ) {}
 
   header(name: string): string | undefined {
@@ -33,7 +34,7 @@ export class WebHttpRequest implements HttpRequest {
   }
 
   authRequest(): AuthRequest {
-    return authRequestFromFetch(this.request);
+    return authRequestFromFetch(this.request, this.info);
   }
 
   get signal(): AbortSignal {
@@ -50,6 +51,7 @@ export async function serveFetch(
   inFlight: InFlight,
   keepAliveMs: number,
   request: Request,
+  info?: FetchConnectionInfo,
   basePath = '',
   origin?: string,
 ): Promise<Response> {
@@ -59,7 +61,7 @@ export async function serveFetch(
     path === undefined
       ? undefined
       : router.route(
-          new WebHttpRequest(request, request.method, path, url.search.slice(1)),
+          new WebHttpRequest(request, request.method, path, url.search.slice(1), info),
           () => (origin ?? url.origin) + basePath,
         );
   if (pending === undefined) {

@@ -38,7 +38,8 @@ export function a2aNext(server: A2AServer, options: A2ANextOptions = {}): A2ANex
   const fixed = options.basePath === undefined ? undefined : normalizeBasePath(options.basePath);
   const handle: NextRouteHandler = async (request, context) => {
     const base = fixed ?? basePathOf(new URL(request.url).pathname, await context?.params);
-    return server.fetchBelow(base, request, originOf(request));
+    const origin = originOf(request);
+    return server.fetchBelow(base, request, origin === undefined ? {} : { origin });
   };
   return { GET: handle, POST: handle, DELETE: handle };
 }
