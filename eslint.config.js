@@ -124,6 +124,11 @@ export default tseslint.config(
       'docs/api/',
       // Other builds benchmarked beside this one (BENCH_KIT_DIST).
       '.bench-tmp/',
+      // What the examples build or link when they run (issue 29).
+      'examples/node_modules/',
+      'examples/*/.next/',
+      'examples/*/dist/',
+      'examples/*/next-env.d.ts',
     ],
   },
   js.configs.recommended,
@@ -132,6 +137,21 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The examples and the runtime scripts run on Node, Bun, Deno or workerd: their globals.
+    files: ['examples/**/*.mjs', 'examples/**/*.js', 'test/**/*.mjs'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        Request: 'readonly',
+        Response: 'readonly',
+      },
     },
   },
   {

@@ -8,6 +8,7 @@ import { parseJson } from '../bindings/http/decode.js';
 import { A2ATimeoutError, A2ATransportError, networkCode } from '../errors/client-errors.js';
 import { parseAgentCard } from '../bindings/card-parse.js';
 import type { VerifiedCardJson } from './card-signature.js';
+import { PROTOCOL_VERSION } from '../model/operations.js';
 
 /** Path of the public card (spec §8.2). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -114,7 +115,13 @@ export class AgentCardResolver {
     if (cached && !options.noCache && cached.expiresAt > now) {
       return { ...cached.resolved, source: 'cache' };
     }
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+    // Spec 3.6.1: A2A-Version on every request. A server that serves v0.3 and v1.0 at one URL
+    // reads a missing header as v0.3 and would answer with its v0.3 card (issue 29).
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'a2a-version': PROTOCOL_VERSION,
+      ...this.options.headers,
+    };
     if (cached?.etag) headers['if-none-match'] = cached.etag;
     if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
     // fetch adds `cache-control: no-cache` to conditional requests, which makes servers skip

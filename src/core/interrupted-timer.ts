@@ -79,7 +79,7 @@ export class InterruptedTaskTimer {
     if (first.done) return;
     const delay = first.value.statusTimeMs + this.timeoutMs - Date.now();
     this.#timer = setTimeout(this.#fire, Math.min(Math.max(delay, 0), MAX_TIMER_DELAY_MS));
-    this.#timer.unref();
+    this.#timer.unref?.(); // workerd: timers without unref
   }
 
   readonly #fire = (): void => {

@@ -5,8 +5,7 @@
  * ({@link A2AServer.fetch}). This file holds the lifecycle (build, listen, close); routing,
  * options, the card source and the runtime adapters have their own files.
  */
-import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BODY_LIMIT } from '../bindings/http/http-body.js';
 import { A2AConfigError } from '../errors/config-errors.js';
@@ -22,6 +21,7 @@ import { JSONRPC_PATH, REST_ROOT, WELL_KNOWN_CARD_PATH, validateAgentCard } from
 import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
 import { serveFetch } from './adapters/fetch.js';
+import { normalizeBasePath } from './adapters/base-path.js';
 import { InFlight } from './in-flight.js';
 import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
 import { wireSecurity } from './security.js';
@@ -78,9 +78,31 @@ export interface A2AServer {
   readonly nodeHandler: NodeHandler;
   /**
    * The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. `info` carries
-   * what the host knows of the connection (the peer's address, for per-address limits).
+   * what the host knows of the connection (the peer's address, for per-address limits). Bound
+   * to the server, so `Bun.serve({ fetch: server.fetch })` and `Deno.serve(server.fetch)` work as is.
    */
   fetch(request: Request, info?: FetchConnectionInfo): Promise<Response>;
+  /**
+   * {@link fetch} for a server mounted below `basePath` (`/agents/echo`): only the paths below it
+   * are served, and the card's URLs are under it. `options.origin` replaces the request URL's
+   * own for the card (a host that rewrites it, as Next.js does). The framework adapters call it.
+   */
+  fetchBelow(
+    basePath: string,
+    request: Request,
+    options?: { origin?: string; info?: FetchConnectionInfo },
+  ): Promise<Response>;
+  /**
+   * {@link nodeHandler} for a server mounted below `basePath` whose host leaves the full path in
+   * `req.url` (Fastify). Under Express's `app.use('/agents/echo', server.nodeHandler)` the plain
+   * `nodeHandler` already names the mount path on the card (from `req.baseUrl`).
+   */
+  nodeHandlerBelow(basePath: string): NodeHandler;
+  /**
+   * True when the server answers `path` (below its mount path): the card, the bindings, the push
+   * JWKS, the `routes`. Adapters pass other paths to the host's own routes and 404.
+   */
+  serves(path: string): boolean;
 }
 
 interface GrpcHost {
@@ -274,13 +296,45 @@ class A2AHttpServer implements A2AServer {
     return this.cards.card();
   }
 
-  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response> {
+  readonly fetch = (request: Request, info?: FetchConnectionInfo): Promise<Response> => {
     try {
       this.checkMountable();
     } catch (error) {
       return Promise.reject(error);
     }
     return serveFetch(this.router, this.inFlight, this.keepAliveMs, request, info);
+  };
+
+  fetchBelow(
+    basePath: string,
+    request: Request,
+    options: { origin?: string; info?: FetchConnectionInfo } = {},
+  ): Promise<Response> {
+    try {
+      this.checkMountable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return serveFetch(
+      this.router,
+      this.inFlight,
+      this.keepAliveMs,
+      request,
+      options.info,
+      normalizeBasePath(basePath),
+      options.origin,
+    );
+  }
+
+  serves(path: string): boolean {
+    return this.router.serves(path);
+  }
+
+  nodeHandlerBelow(basePath: string): NodeHandler {
+    const base = normalizeBasePath(basePath);
+    if (base === '') return this.nodeHandler;
+    this.checkMountable();
+    return createNodeHandler(this.router, this.inFlight, this.keepAliveMs, this.onError, base);
   }
 
   /**
@@ -302,9 +356,13 @@ class A2AHttpServer implements A2AServer {
     if (this.closing) throw new Error('The server is closed');
     if (this.stores) await this.stores.ready;
     const timeouts = httpServerTimeouts(this.options.timeouts);
+    // node:http on use: the fetch handler is the whole server on Bun, Deno and workerd.
     const server = this.tls
-      ? createHttpsServer({ ...httpsServerOptions(this.tls), ...timeouts }, this.ownNodeHandler)
-      : createServer(timeouts, this.ownNodeHandler);
+      ? (await import('node:https')).createServer(
+          { ...httpsServerOptions(this.tls), ...timeouts },
+          this.ownNodeHandler,
+        )
+      : (await import('node:http')).createServer(timeouts, this.ownNodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -30,6 +30,9 @@ export {
   WELL_KNOWN_CARD_PATH,
 } from './card/build.js';
 export type { AgentCardConfig, CardFacts } from './card/build.js';
+// Framework adapters that need nothing of their framework (Hono and Fastify: `a2a-kit/hono`, `a2a-kit/fastify`).
+export { a2aNext } from './adapters/next.js';
+export type { A2ANextHandlers, A2ANextOptions, NextRouteContext, NextRouteHandler } from './adapters/next.js';
 export { DefaultRequestHandler } from '../core/handler/default-handler.js';
 export { InterruptedWaitExpiredReason, TaskCanceledReason } from '../core/handler/abort-reasons.js';
 export type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
@@ -65,6 +68,8 @@ export type {
 export { TaskVersionConflictError } from '../core/stores/task-store.js';
 export { openStores, isStoreSpec } from '../core/stores/open.js';
 export type { OpenedStores, OpenStoresOptions, StoreSpec } from '../core/stores/open.js';
+// The SQL stores, also at `a2a-kit/sqlite` and `a2a-kit/postgres`: their drivers load on first
+// use (core/node-modules.ts), so these re-exports keep this entry loadable on workerd.
 export { SqliteDatabase } from '../core/stores/sqlite/database.js';
 export type { SqliteOptions } from '../core/stores/sqlite/database.js';
 export { SqliteTaskStore } from '../core/stores/sqlite/task-store.js';

@@ -113,7 +113,7 @@ export async function writeSse(
   const timer = setInterval(() => {
     if (!closed && !res.writableNeedDrain) res.write(KEEP_ALIVE_FRAME);
   }, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
-  timer.unref();
+  timer.unref?.(); // workerd: timers without unref
   try {
     for (;;) {
       const frame = await source.next();

@@ -2,7 +2,6 @@
  * Metrics through `@opentelemetry/api`: no-op unless the application installs a MeterProvider
  * (before creating the server: instruments are made when the server is).
  */
-import { performance } from 'node:perf_hooks';
 import {
   createNoopMeter,
   metrics,

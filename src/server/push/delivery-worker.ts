@@ -386,7 +386,7 @@ export class PushDeliveryWorker {
     const delay =
       due === undefined ? this.#pollMs : Math.min(Math.max(due - Date.now(), 0), this.#pollMs * 60);
     this.#timer = setTimeout(this.wake, Math.max(delay, 1));
-    this.#timer.unref();
+    this.#timer.unref?.(); // workerd: timers without unref
   }
 
   async #settle([flight, outcome, settlement]: Completion): Promise<void> {

@@ -4,12 +4,18 @@
  * The task store and the push-config store share one connection (and so one transaction
  * stream); the file closes when the last of them closes.
  */
-import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type * as Fs from 'node:fs';
+import type * as Path from 'node:path';
+import type Database from 'better-sqlite3';
+import { requireNode } from '../../node-modules.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
+
+/** `node:fs`, loaded when a database opens (see node-modules.ts). */
+function fs(): typeof Fs {
+  return requireNode<typeof Fs>('node:fs');
+}
 
 /** Options of {@link SqliteDatabase.open}. */
 export interface SqliteOptions {
@@ -152,7 +158,7 @@ class WalSync {
     let fd: number;
     try {
       // Opened at the first sync: the log exists once something was committed.
-      fd = this.#fd ??= openSync(this.walPath, 'r+');
+      fd = this.#fd ??= fs().openSync(this.walPath, 'r+');
     } catch (error) {
       for (const fail of failed) fail(error);
       return;
@@ -168,23 +174,23 @@ class WalSync {
     };
     if (this.beforeSync) {
       this.beforeSync().then(
-        () => fdatasync(fd, synced),
+        () => fs().fdatasync(fd, synced),
         (error: unknown) => synced(error ?? new Error('sync failed')),
       );
-    } else fdatasync(fd, synced);
+    } else fs().fdatasync(fd, synced);
   }
 
   /** Syncs the log at once (blocking; nothing to do when there is no log yet). */
   syncNow(): void {
     if (this.#fd === undefined) {
       try {
-        this.#fd = openSync(this.walPath, 'r+');
+        this.#fd = fs().openSync(this.walPath, 'r+');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
         throw error;
       }
     }
-    fdatasyncSync(this.#fd);
+    fs().fdatasyncSync(this.#fd);
   }
 
   /** Syncs the log at once (blocking), acknowledges what waited and closes the file. */
@@ -203,7 +209,7 @@ class WalSync {
       for (const fail of failed) fail(error);
     } finally {
       // An asynchronous sync still running keeps its own reference to the file.
-      if (this.#fd !== undefined) closeSync(this.#fd);
+      if (this.#fd !== undefined) fs().closeSync(this.#fd);
     }
   }
 }
@@ -369,8 +375,10 @@ export class SqliteDatabase {
     const busyTimeoutMs = options.busyTimeoutMs ?? 2000;
     let db: Database.Database | undefined;
     try {
-      if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path, { timeout: busyTimeoutMs });
+      if (path !== ':memory:' && path !== '')
+        fs().mkdirSync(requireNode<typeof Path>('node:path').dirname(path), { recursive: true });
+      const Driver = requireNode<typeof Database>('better-sqlite3');
+      db = new Driver(path, { timeout: busyTimeoutMs });
       const journal = db.pragma('journal_mode = WAL', { simple: true }) as string;
       // With `full`, SQLite would sync the log inside each COMMIT, blocking the event loop for
       // the length of an fsync; NORMAL leaves it to WalSync (and syncs itself at checkpoints),
@@ -378,7 +386,7 @@ export class SqliteDatabase {
       const onDisk = path !== ':memory:' && path !== '';
       const walPath =
         onDisk && options.synchronous !== 'normal' && journal.toLowerCase() === 'wal'
-          ? `${resolve(path)}-wal`
+          ? `${requireNode<typeof Path>('node:path').resolve(path)}-wal`
           : undefined;
       db.pragma(
         `synchronous = ${walPath !== undefined || options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
