@@ -124,6 +124,7 @@ function createDefaultHandler(
       : {}),
     ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
+    ...(options.generation ? { generation: options.generation } : {}), // A2A 1.1 draft (issue 31)
     ...pickLimits(options.limits),
   });
 }
@@ -171,6 +172,15 @@ class A2AHttpServer implements A2AServer {
           : {}),
         extendedAgentCard: extendedCard !== undefined,
         compatV03: options.compatV03 !== false,
+        // A2A 1.1 draft (issue 31): the card declares the generation extension.
+        ...(options.generation
+          ? {
+              generation: {
+                advertiseDraftVersion:
+                  typeof options.generation === 'object' && options.generation.advertiseDraftVersion === true,
+              },
+            }
+          : {}),
       },
       options.publicUrl,
       options.grpc,

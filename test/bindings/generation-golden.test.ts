@@ -226,4 +226,4 @@ describe('GEN-1: a v1.0 request sees the bytes it saw before the 1.1 draft suppo
 });
 
 /** The server options that turn the draft support on (everything it offers). */
-const FEATURE_ON: Partial<A2AServerOptions> = {};
+const FEATURE_ON: Partial<A2AServerOptions> = { generation: { advertiseDraftVersion: true } };

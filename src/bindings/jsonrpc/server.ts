@@ -26,10 +26,15 @@ import {
   type HttpReply,
   type HttpRequest,
 } from '../http/http-body.js';
-import { checkRequiredExtensions, readHttpServiceParams } from '../http/service-params.js';
+import {
+  checkRequiredExtensions,
+  lastEventIdInit,
+  offersDraft,
+  readHttpServiceParams,
+} from '../http/service-params.js';
 import { securityHeadersFor } from '../http/security-headers.js';
 import { principalOf, type Authenticate } from '../auth-request.js';
-import { IterableSseSource, SSE_HEADERS } from '../http/sse.js';
+import { IterableSseSource, SSE_HEADERS, sseEventId } from '../http/sse.js';
 import {
   EnvelopeError,
   NULL_ID,
@@ -110,7 +115,7 @@ export class JsonRpcBinding {
     idJson: string,
   ): Promise<HttpReply> {
     const looksLikeV1 = !isV03MethodName(method) && !hasV03Shape(params);
-    const service = readHttpServiceParams(req, looksLikeV1);
+    const service = readHttpServiceParams(req, looksLikeV1, offersDraft(this.handler.agentCard()));
     // First of all: a refused caller learns nothing of the request and creates no task.
     const principal = await principalOf(this.options.authenticate, () => req.authRequest());
     if (!isA2AMethod(method)) {
@@ -132,6 +137,7 @@ export class JsonRpcBinding {
       requestedExtensions: service.requestedExtensions,
       activatedExtensions: activated,
       protocolVersion: service.version,
+      ...lastEventIdInit(req.header('last-event-id')),
     });
     if (streaming) return this.stream(method, request, ctx, idJson, service.extensionsHeader);
     const result = await invokeUnary(this.handler, method, request, ctx);
@@ -154,6 +160,7 @@ export class JsonRpcBinding {
       events,
       (event) => resultResponse(idJson, JSON.stringify(event)),
       (error) => errorResponse(idJson, this.toProtocolError(error)),
+      sseEventId,
     );
     // The head goes out at once (the client knows the stream is open while the agent thinks);
     // it echoes the extensions activated so far.
