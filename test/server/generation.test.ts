@@ -392,32 +392,38 @@ resumption('memory', async () => {
   return { first: server, second: server, cleanup: async () => undefined };
 });
 
-resumption('SQLite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-gen-'));
-  const server = createA2AServer({
-    agent,
-    card: TEST_CARD,
-    store: `sqlite:${join(dir, 'a2a.sqlite')}`,
-    generation: true,
-    logger: false,
-  });
-  return {
-    first: server,
-    second: server,
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  };
-});
-
-resumption('PostgreSQL, resumed on the other replica', async () => {
-  const schema = freshSchema('gen');
-  const url = `${postgresUrl()}${postgresUrl().includes('?') ? '&' : '?'}schema=${schema}`;
-  const make = () =>
-    createA2AServer({
+for (const push of [false, true]) {
+  // With push notifications on, the push outbox writes the task rows (and the log with them).
+  const label = push ? ', push outbox on' : '';
+  resumption(`SQLite${label}`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-gen-'));
+    const server = createA2AServer({
       agent,
       card: TEST_CARD,
-      store: url as `postgres://${string}`,
+      store: `sqlite:${join(dir, 'a2a.sqlite')}`,
       generation: true,
+      pushNotifications: push,
       logger: false,
     });
-  return { first: make(), second: make(), cleanup: () => dropSchema(schema) };
-});
+    return {
+      first: server,
+      second: server,
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  });
+
+  resumption(`PostgreSQL, resumed on the other replica${label}`, async () => {
+    const schema = freshSchema('gen');
+    const url = `${postgresUrl()}${postgresUrl().includes('?') ? '&' : '?'}schema=${schema}`;
+    const make = () =>
+      createA2AServer({
+        agent,
+        card: TEST_CARD,
+        store: url as `postgres://${string}`,
+        generation: true,
+        pushNotifications: push,
+        logger: false,
+      });
+    return { first: make(), second: make(), cleanup: () => dropSchema(schema) };
+  });
+}

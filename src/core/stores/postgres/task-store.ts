@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
 import { eventLogJson, loggedEvent, trimBelow, type EventRow } from '../sql/event-log.js';
+import { eventLogCtes } from './event-log-sql.js';
 import {
   TaskVersionConflictError,
   type IdempotencyKey,
@@ -47,18 +48,10 @@ const UPDATE_SQL = `UPDATE a2a_tasks SET context_id = $1, state = $2, status_tim
   WHERE tenant = $6 AND owner = $7 AND id = $8 AND version = $9`;
 
 // A2A 1.1 draft (GEN-5): the same writes with the change's event log entries, in the same
-// statement (so in the same transaction). $N: the entries as JSON, $N+1: the generation at or
-// below which older entries are deleted (-1: none; trimmed every few versions, not each one).
-const LOG_ENTRIES = `jsonb_to_recordset($PARAM::jsonb) AS e(generation bigint, state text, doc text)`;
+// statement (so in the same transaction).
 function loggedSql(save: string, tenant: number, owner: number, id: number, entries: number): string {
-  const scope = `tenant = $${tenant} AND owner = $${owner} AND task_id = $${id}`;
   return `WITH saved AS (${save} RETURNING 1),
-  logged AS (
-    INSERT INTO a2a_task_events (tenant, owner, task_id, generation, state, doc)
-    SELECT $${tenant}, $${owner}, $${id}, e.generation, e.state, e.doc FROM saved, ${LOG_ENTRIES.replace('PARAM', String(entries))}
-    ON CONFLICT (tenant, owner, task_id, generation) DO UPDATE SET state = EXCLUDED.state, doc = EXCLUDED.doc),
-  trimmed AS (
-    DELETE FROM a2a_task_events WHERE ${scope} AND generation <= $${entries + 1} AND EXISTS (SELECT 1 FROM saved))
+  ${eventLogCtes(tenant, owner, id, entries)}
   SELECT count(*) AS saved FROM saved`;
 }
 const INSERT_LOGGED_SQL = loggedSql(INSERT_SQL, 1, 2, 3, 9);
