@@ -34,6 +34,7 @@ describe('A2AClient and the A2A 1.1 draft', () => {
       card: TEST_CARD,
       store: 'memory',
       generation: { longPollMaxMs: 200 },
+      grpc: { port: 0, host: '127.0.0.1' },
       logger: false,
     });
     off = createA2AServer({ agent, card: TEST_CARD, store: 'memory', logger: false });
@@ -81,48 +82,50 @@ describe('A2AClient and the A2A 1.1 draft', () => {
     }
   });
 
-  test('a broken resilient stream resumes with Last-Event-ID: every generation once, no GetTask', async () => {
-    const calls: { method: string; lastEventId: string | undefined }[] = [];
-    // Cuts the first stream after two events, as a dropped connection would.
-    const cut: ClientInterceptor = (next) => async (call) => {
-      calls.push({ method: call.method, lastEventId: call.options.headers?.['last-event-id'] });
-      const result = await next(call);
-      if (call.method !== 'SendStreamingMessage') return result;
-      const events = result as AsyncIterable<StreamResponse>;
-      return (async function* () {
-        let n = 0;
-        for await (const event of events) {
-          yield event;
-          if (++n === 2) throw new A2ATransportError('connection reset (test)');
+  for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
+    test(`a broken resilient stream resumes with Last-Event-ID (${binding}): every generation once, no GetTask`, async () => {
+      const calls: { method: string; lastEventId: string | undefined }[] = [];
+      // Cuts the first stream after two events, as a dropped connection would.
+      const cut: ClientInterceptor = (next) => async (call) => {
+        calls.push({ method: call.method, lastEventId: call.options.headers?.['last-event-id'] });
+        const result = await next(call);
+        if (call.method !== 'SendStreamingMessage') return result;
+        const events = result as AsyncIterable<StreamResponse>;
+        return (async function* () {
+          let n = 0;
+          for await (const event of events) {
+            yield event;
+            if (++n === 2) throw new A2ATransportError('connection reset (test)');
+          }
+        })() as never;
+      };
+      const client = await A2AClient.connect(onUrl, { interceptors: [cut], bindings: [binding] });
+      try {
+        const generations: number[] = [];
+        for await (const event of client.streamResilient({ text: 'go' })) {
+          const g =
+            event.kind === 'task'
+              ? event.task.generation
+              : event.kind === 'statusUpdate'
+                ? event.statusUpdate.generation
+                : event.kind === 'artifactUpdate'
+                  ? event.artifactUpdate.generation
+                  : undefined;
+          generations.push(Number(g));
         }
-      })() as never;
-    };
-    const client = await A2AClient.connect(onUrl, { interceptors: [cut] });
-    try {
-      const generations: number[] = [];
-      for await (const event of client.streamResilient({ text: 'go' })) {
-        const g =
-          event.kind === 'task'
-            ? event.task.generation
-            : event.kind === 'statusUpdate'
-              ? event.statusUpdate.generation
-              : event.kind === 'artifactUpdate'
-                ? event.artifactUpdate.generation
-                : undefined;
-        generations.push(Number(g));
+        assert.deepEqual(
+          generations,
+          generations.map((_, i) => i + 1),
+        );
+        assert.ok(generations.length >= 7, String(generations.length));
+        assert.deepEqual(
+          calls.map((c) => c.method),
+          ['SendStreamingMessage', 'SubscribeToTask'],
+        );
+        assert.match(calls[1]!.lastEventId ?? '', /:2$/);
+      } finally {
+        await client.close();
       }
-      assert.deepEqual(
-        generations,
-        generations.map((_, i) => i + 1),
-      );
-      assert.ok(generations.length >= 7, String(generations.length));
-      assert.deepEqual(
-        calls.map((c) => c.method),
-        ['SendStreamingMessage', 'SubscribeToTask'],
-      );
-      assert.match(calls[1]!.lastEventId ?? '', /:2$/);
-    } finally {
-      await client.close();
-    }
-  });
+    });
+  }
 });

@@ -355,6 +355,15 @@ function resumption(
       }
     });
 
+    test('a GetTask long-polled on one replica wakes on a change made on the other', async () => {
+      const { body } = await rpc(a, 'SendMessage', { message: message('ask') });
+      const task = body.result!.task as { id: string; generation: string };
+      const polled = rpc(b, 'GetTask', { id: task.id, currentGeneration: task.generation });
+      await rpc(a, 'SendMessage', { message: message('ask', task.id) });
+      const woke = await polled;
+      assert.ok(Number(woke.body.result?.generation) > Number(task.generation), JSON.stringify(woke.body));
+    });
+
     test('cut while the task runs, resumed on the other replica, then live to the end: 1..N', async () => {
       const gate = armGate();
       const head = await sse(a, 'SendStreamingMessage', { message: message('gate') }, OPTED, 2);
