@@ -17,7 +17,7 @@ import {
   watchStream,
   type TaskFacts,
 } from './call-facts.js';
-import { PINO_REDACT_PATHS, errorField, safeUrl, scrubText } from './redact.js';
+import { errorField, redactLogFields, safeUrl, scrubText } from './redact.js';
 import { prettyStream } from './pretty.js';
 
 export type { Logger } from 'pino';
@@ -40,7 +40,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? 'info',
       base: { name: 'a2a-kit' },
-      redact: { paths: [...PINO_REDACT_PATHS], censor: '[redacted]' },
+      formatters: { log: redactLogFields },
     },
     stream,
   );

@@ -54,3 +54,38 @@ test('pretty lines: time, level, message, fields, then the stack', () => {
   assert.equal(plain, '12:00:01.234 ERROR agent failed taskId="t 1"\n    Error: x\n        at f\n');
   assert.equal(formatPretty('not json'), 'not json\n');
 });
+
+test('createLogger: secret-named fields an application logs are redacted, the rest kept as given', async () => {
+  const { PassThrough } = await import('node:stream');
+  const { createLogger } = await import('../../../src/server/observability/logging.js');
+  const out = new PassThrough();
+  const chunks: string[] = [];
+  out.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+  const logger = createLogger({ destination: out });
+  const plain = { op: 'SendMessage', taskId: 't-1', nested: { a: [1, { b: 2 }] } };
+  logger.info(plain, 'request');
+  logger.info(
+    {
+      token: 't',
+      headers: { Authorization: 'x', 'x-api-key': 'y', accept: 'json' },
+      configs: [{ authentication: { credentials: 'c', scheme: 'Bearer' } }],
+    },
+    'app line',
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  const [first, second] = chunks
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(first!.nested, plain.nested);
+  assert.equal(second!.token, '[redacted]');
+  assert.deepEqual(second!.headers, {
+    Authorization: '[redacted]',
+    'x-api-key': '[redacted]',
+    accept: 'json',
+  });
+  assert.deepEqual(second!.configs, [{ authentication: { credentials: '[redacted]', scheme: 'Bearer' } }]);
+  // The caller's object is not changed.
+  assert.equal(plain.taskId, 't-1');
+});
