@@ -309,6 +309,48 @@ describe('GEN-3: long-polling GetTask', () => {
   });
 });
 
+describe('GEN-5: past the log bound a resumed stream starts with a Task snapshot', () => {
+  for (const store of ['memory', 'sqlite'] as const) {
+    test(store, async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'a2a-gen-bound-'));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      const server = createA2AServer({
+        agent,
+        card: TEST_CARD,
+        store: store === 'memory' ? 'memory' : `sqlite:${join(dir, 'a2a.sqlite')}`,
+        generation: { eventLogPerTask: 2 },
+        logger: false,
+      });
+      t.after(() => server.close());
+      const base = (await server.listen(0, '127.0.0.1')).url;
+      const full = await sse(base, 'SendStreamingMessage', { message: message('steps:40') }, OPTED);
+      const taskId = taskIdOf(full[0]!.event);
+      const last = full.at(-1)!;
+      // Two behind: still in the log, replayed exactly.
+      const near = await sse(
+        base,
+        'SubscribeToTask',
+        { id: taskId },
+        { ...OPTED, 'last-event-id': full.at(-3)!.id! },
+      );
+      assert.deepEqual(
+        near.map((f) => f.id),
+        full.slice(-2).map((f) => f.id),
+      );
+      // Far behind: gone from the log; the stream starts with the task as it is.
+      const far = await sse(
+        base,
+        'SubscribeToTask',
+        { id: taskId },
+        { ...OPTED, 'last-event-id': full[1]!.id! },
+      );
+      assert.equal(far.length, 1);
+      assert.ok(far[0]!.event.task, JSON.stringify(far[0]));
+      assert.equal(far[0]!.id, last.id);
+    });
+  }
+});
+
 /** The resumption scenario on one store: two servers (replicas) when `second` is given. */
 function resumption(
   name: string,
