@@ -148,6 +148,8 @@ class A2AHttpServer implements A2AServer {
   private readonly stores: OpenedStores | undefined;
   private readonly tls: TlsConfig | undefined;
   private readonly authenticate: A2AServerOptions['authenticate'];
+  /** Answers the held long-polling GetTask calls (the DefaultRequestHandler's), at close. */
+  private readonly releaseLongPolls: (() => void) | undefined;
 
   constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
@@ -240,6 +242,9 @@ class A2AHttpServer implements A2AServer {
           this.push,
           obs,
         );
+    // A2A 1.1 draft (issue 31): the handler's own method, before any wrapper hides it.
+    const release = (handler as { releaseLongPolls?: () => void }).releaseLongPolls;
+    this.releaseLongPolls = release ? release.bind(handler) : undefined;
     this.handler = obs.handler(this.push ? this.push.attach(handler) : handler);
     this.served = interceptHandler(this.handler, [
       ...(security ? [security.interceptor] : []),
@@ -327,6 +332,8 @@ class A2AHttpServer implements A2AServer {
     const server = this.server;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     this.inFlight.stopStreams();
+    // A2A 1.1 draft (issue 31): held long-polling GetTask calls answer now, not after the grace.
+    this.releaseLongPolls?.();
     server?.closeIdleConnections();
     const grace = this.options.closeGraceMs ?? 5_000;
     await this.inFlight.waitIdle(grace);

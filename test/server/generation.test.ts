@@ -351,6 +351,29 @@ describe('GEN-5: past the log bound a resumed stream starts with a Task snapshot
   }
 });
 
+test(
+  'GEN-3: closing the server answers a held long poll at once (not after the close grace)',
+  { timeout: 20_000 },
+  async () => {
+    const server = createA2AServer({
+      agent,
+      card: TEST_CARD,
+      store: 'memory',
+      generation: { longPollMaxMs: 600_000 },
+      closeGraceMs: 600_000,
+      logger: false,
+    });
+    const base = (await server.listen(0, '127.0.0.1')).url;
+    const { body } = await rpc(base, 'SendMessage', { message: message('ask') });
+    const task = body.result!.task as { id: string; generation: string };
+    const polled = rpc(base, 'GetTask', { id: task.id, currentGeneration: task.generation });
+    // Held once the server answers the next request (one connection each, in order of arrival).
+    await rpc(base, 'GetTask', { id: task.id });
+    await server.close();
+    assert.equal((await polled).body.result?.generation, task.generation);
+  },
+);
+
 /** The resumption scenario on one store: two servers (replicas) when `second` is given. */
 function resumption(
   name: string,

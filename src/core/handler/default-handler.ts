@@ -231,6 +231,14 @@ export class DefaultRequestHandler implements RequestHandler {
   }
 
   /**
+   * Answers every held long-polling GetTask now with the task as it is (A2A 1.1 draft): the
+   * server calls it when it starts closing, so a held call does not delay the shutdown.
+   */
+  releaseLongPolls(): void {
+    this.#longPolls?.wakeAll();
+  }
+
+  /**
    * Stops accepting requests, aborts running executions (their tasks fail unless the agent
    * ends them), ends open streams and releases waiting SendMessage calls.
    */
