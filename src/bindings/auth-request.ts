@@ -60,7 +60,10 @@ function isIterable(value: HeaderInit): value is Iterable<readonly [string, stri
 
 /** The client certificate of a TLS connection, as far as authentication needs it. */
 export interface PeerCertificate {
-  /** Subject distinguished name, RDNs joined by `,` in certificate order (`C=DE,O=Acme,CN=alice`). */
+  /**
+   * Subject distinguished name, RDNs joined by `,` in certificate order (`C=DE,O=Acme,CN=alice`),
+   * values escaped as in RFC 4514 (`CN=Smith\, Ann`).
+   */
   readonly subject: string;
   /** The subject's common name, when it has one. */
   readonly commonName?: string;
@@ -93,6 +96,11 @@ export interface AuthRequest {
    * not expose connections (fetch). Used to scope anonymous callers per connection.
    */
   readonly connectionId?: string;
+  /**
+   * The peer's IP address (no port), when the runtime exposes it: anonymous callers are
+   * limited per address (a new connection per request does not reset their limits).
+   */
+  readonly remoteAddress?: string;
 }
 
 /** Parts of an {@link AuthRequest} from which {@link createAuthRequest} builds one. */
@@ -103,6 +111,7 @@ export interface AuthRequestInit {
   headers?: HeaderInit | HeaderMap;
   peerCertificate?: PeerCertificate;
   connectionId?: string;
+  remoteAddress?: string;
 }
 
 /** Builds an {@link AuthRequest}; cookies are parsed from the `Cookie` headers. */
@@ -115,6 +124,7 @@ export function createAuthRequest(init: AuthRequestInit = {}): AuthRequest {
     cookies: parseCookies(headers.getAll('cookie')),
     ...(init.peerCertificate ? { peerCertificate: init.peerCertificate } : {}),
     ...(init.connectionId !== undefined ? { connectionId: init.connectionId } : {}),
+    ...(init.remoteAddress !== undefined ? { remoteAddress: init.remoteAddress } : {}),
   };
 }
 
@@ -144,9 +154,21 @@ function distinguishedName(dn: NodePeerCertificate['subject'] | undefined): stri
   if (!dn) return '';
   const parts: string[] = [];
   for (const [key, value] of Object.entries(dn)) {
-    for (const v of Array.isArray(value) ? value : [value]) parts.push(`${key}=${String(v)}`);
+    for (const v of Array.isArray(value) ? value : [value]) parts.push(`${key}=${escapeDnValue(String(v))}`);
   }
   return parts.join(',');
+}
+
+/**
+ * An attribute value escaped as RFC 4514 §2.4 says (`,` `+` `"` `\` `<` `>` `;`, a leading `#`
+ * or space, a trailing space, NUL), so that `CN=alice\,OU=eng` (one attribute) and
+ * `CN=alice,OU=eng` (two) are different subjects (SRV-TRUST-8). Node hands the values unescaped.
+ */
+export function escapeDnValue(value: string): string {
+  let out = value.replace(/[,+"\\<>;]/g, '\\$&').replaceAll('\u0000', '\\00');
+  if (value.startsWith('#') || value.startsWith(' ')) out = `\\${out}`;
+  if (value.length > 1 && value.endsWith(' ')) out = `${out.slice(0, -1)}\\ `;
+  return out;
 }
 
 const MAX_COOKIES = 100;

@@ -9,6 +9,11 @@ export interface Principal {
   readonly scopes?: readonly string[];
   /** Claims or attributes from the credential (JWT claims, API-key owner, ...). */
   readonly claims?: Readonly<Record<string, unknown>>;
+  /**
+   * The tenants the credential grants; a call naming any other tenant (`""` included) is
+   * refused. Absent: the credential binds no tenant and the caller may name any.
+   */
+  readonly tenants?: readonly string[];
 }
 
 /** The principal used when no authenticator is configured. */

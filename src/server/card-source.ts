@@ -66,14 +66,19 @@ export class CardSource {
     this.current = this.build(this.fixedBase ?? 'http://localhost');
   }
 
-  private build(baseUrl: string): CardResource {
+  private build(baseUrl: string, fromRequest = false): CardResource {
     const card = buildAgentCard(this.config, {
       ...this.facts,
       baseUrl,
       ...(this.grpcTarget ? { grpcTarget: this.grpcTarget } : {}),
     });
     validateAgentCard(card);
-    return new CardResource(card, this.modifiedAt);
+    return new CardResource(card, this.modifiedAt, undefined, fromRequest);
+  }
+
+  /** True when cards are signed but no URL is configured yet (`publicUrl`, or the listen address). */
+  signsWithoutBase(): boolean {
+    return this.sign !== undefined && this.fixedBase === undefined;
   }
 
   /** Called once listening: the listen URL becomes the base unless publicUrl was given. */
@@ -90,9 +95,22 @@ export class CardSource {
     if (this.sign) await this.signedResource(this.current);
   }
 
-  /** The resource to serve: `resource` itself, or its signed form with the `sign` option. */
+  /**
+   * The resource to serve: `resource` itself, or its signed form with the `sign` option. A card
+   * built from a request's Host is never signed: that would sign whatever endpoints a caller
+   * names (a signing oracle, SRV-TRUST-6); `createA2AServer` refuses such a mount at once.
+   */
   served(resource: CardResource): CardResource | Promise<CardResource> {
-    return this.sign ? this.signedResource(resource) : resource;
+    if (!this.sign) return resource;
+    if (resource.fromRequest) {
+      return Promise.reject(
+        new A2AConfigError(
+          'A2A_CONFIG_INVALID_OPTION',
+          'sign needs publicUrl when the server is mounted: a signed card is built only from configured URLs',
+        ),
+      );
+    }
+    return this.signedResource(resource);
   }
 
   private signedResource(resource: CardResource): Promise<CardResource> {
@@ -118,7 +136,7 @@ export class CardSource {
     let resource = this.byBase.get(base);
     if (!resource) {
       if (this.byBase.size >= 16) this.byBase.clear();
-      resource = this.build(base);
+      resource = this.build(base, true);
       this.byBase.set(base, resource);
     }
     return resource;

@@ -25,6 +25,8 @@ import { serveFetch } from './adapters/fetch.js';
 import { InFlight } from './in-flight.js';
 import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
 import { wireSecurity } from './security.js';
+import { tenantGuard } from './auth/tenant.js';
+import type { FetchConnectionInfo } from './auth/request.js';
 import { principalLimits } from './limits/interceptors.js';
 import { httpServerTimeouts } from './limits/http-timeouts.js';
 import { httpsServerOptions, readTlsConfig, type TlsConfig } from './auth/tls.js';
@@ -44,6 +46,7 @@ export type {
   ServerTlsOptions,
 } from './options.js';
 export type { NodeHandler } from './adapters/node.js';
+export type { FetchConnectionInfo } from './auth/request.js';
 export type { ServerRoute } from './routing.js';
 export type { HttpReply, HttpRequest } from '../bindings/http/http-body.js';
 import { InProcessEventBus } from '../core/event-bus/in-process.js';
@@ -73,8 +76,11 @@ export interface A2AServer {
   card(): AgentCard;
   /** Serves the A2A paths; calls `next()` for others (when given) or answers 404. */
   readonly nodeHandler: NodeHandler;
-  /** The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. `info` carries
+   * what the host knows of the connection (the peer's address, for per-address limits).
+   */
+  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response>;
 }
 
 interface GrpcHost {
@@ -131,7 +137,8 @@ function createDefaultHandler(
 
 class A2AHttpServer implements A2AServer {
   readonly handler: RequestHandler;
-  readonly nodeHandler: NodeHandler;
+  /** The node handler the server's own listener uses (the `nodeHandler` getter checks mounting). */
+  private readonly ownNodeHandler: NodeHandler;
   /** The handler the bindings call: `handler` inside the interceptors. */
   private readonly served: RequestHandler;
   private readonly cards: CardSource;
@@ -158,7 +165,9 @@ class A2AHttpServer implements A2AServer {
       throw new Error('createA2AServer: give either security or authenticate, not both');
     }
     // The card's security section comes from the authenticators (refused at start when it disagrees).
-    const security = options.security ? wireSecurity(options.security, options.card) : undefined;
+    const security = options.security
+      ? wireSecurity(options.security, options.card, { logger: options.logger || undefined })
+      : undefined;
     this.authenticate = security?.authenticate ?? options.authenticate;
     this.tls = options.tls ? tlsMaterial(options.tls) : undefined;
     this.cards = new CardSource(
@@ -247,6 +256,9 @@ class A2AHttpServer implements A2AServer {
     this.releaseLongPolls = release ? release.bind(handler) : undefined;
     this.handler = obs.handler(this.push ? this.push.attach(handler) : handler);
     this.served = interceptHandler(this.handler, [
+      // A credential bound to tenants acts only in those (SRV-TRUST-3); only an authenticating
+      // server has such principals, so an open one keeps its interceptor-free hot path.
+      ...(this.authenticate ? [tenantGuard] : []),
       ...(security ? [security.interceptor] : []),
       ...limits.interceptors,
       ...(options.interceptors ?? []),
@@ -263,15 +275,40 @@ class A2AHttpServer implements A2AServer {
       compatV03: options.compatV03 !== false,
     });
     this.keepAliveMs = options.keepAliveMs ?? 20_000;
-    this.nodeHandler = createNodeHandler(this.router, this.inFlight, this.keepAliveMs, this.onError);
+    this.ownNodeHandler = createNodeHandler(this.router, this.inFlight, this.keepAliveMs, this.onError);
+  }
+
+  /** Mounting: throws A2AConfigError when cards are signed and no URL is configured (SRV-TRUST-6). */
+  get nodeHandler(): NodeHandler {
+    this.checkMountable();
+    return this.ownNodeHandler;
   }
 
   card(): AgentCard {
     return this.cards.card();
   }
 
-  fetch(request: Request): Promise<Response> {
-    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request);
+  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response> {
+    try {
+      this.checkMountable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return serveFetch(this.router, this.inFlight, this.keepAliveMs, request, info);
+  }
+
+  /**
+   * A mounted server learns its URL from each request's Host (or URL): signing that card would
+   * hand any caller a validly signed card naming the caller's endpoints. So `sign` without
+   * `publicUrl` is refused as soon as the server is mounted, before it serves anything.
+   */
+  private checkMountable(): void {
+    if (this.cards.signsWithoutBase()) {
+      throw new A2AConfigError(
+        'A2A_CONFIG_INVALID_OPTION',
+        'sign needs publicUrl when the server is mounted (nodeHandler, fetch): a signed card is built only from configured URLs',
+      );
+    }
   }
 
   async listen(port = 41241, host?: string): Promise<ListenInfo> {
@@ -280,8 +317,8 @@ class A2AHttpServer implements A2AServer {
     if (this.stores) await this.stores.ready;
     const timeouts = httpServerTimeouts(this.options.timeouts);
     const server = this.tls
-      ? createHttpsServer({ ...httpsServerOptions(this.tls), ...timeouts }, this.nodeHandler)
-      : createServer(timeouts, this.nodeHandler);
+      ? createHttpsServer({ ...httpsServerOptions(this.tls), ...timeouts }, this.ownNodeHandler)
+      : createServer(timeouts, this.ownNodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -300,6 +337,9 @@ class A2AHttpServer implements A2AServer {
       const grpc = new GrpcBinding(this.served, {
         maxMessageBytes: this.options.bodyLimit ?? DEFAULT_BODY_LIMIT,
         ...(authenticate ? { authenticate } : {}),
+        ...(this.options.grpc.idleTimeoutMs !== undefined
+          ? { idleTimeoutMs: this.options.grpc.idleTimeoutMs }
+          : {}),
       });
       this.grpc = grpc;
       if (this.options.compatV03 !== false) {

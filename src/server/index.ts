@@ -9,6 +9,7 @@ export type {
   ExtendedCardConfig,
   ListenInfo,
   NodeHandler,
+  FetchConnectionInfo,
   ServerLimits,
   // Security wiring (issue 11): the security, tls and per-caller limits options.
   AnonymousAccess,
@@ -148,6 +149,8 @@ export {
   createSecurityGate,
   satisfiesRequirements,
   authorizeSkill,
+  holdsTenant,
+  tenantGuard,
   securityHeadersFor,
   constantTimeEqual,
   readTlsConfig,
@@ -178,6 +181,8 @@ export type {
   MutualTlsAuthenticatorOptions,
   SecurityGate,
   SecurityGateOptions,
+  PrincipalIdMapping,
+  FailedAuthOptions,
   TlsConfig,
 } from './auth/index.js';
 export { cardSecurity, checkCardSecurity, withCardSecurity } from './card/security.js';

@@ -113,7 +113,12 @@ export interface A2AServerOptions {
    * @default undefined (no gRPC)
    * @example grpc: { port: 50051, host: '0.0.0.0' }
    */
-  grpc?: { port: number; host?: string };
+  grpc?: {
+    port: number;
+    host?: string;
+    /** Close an HTTP/2 connection idle (no call) this long, in ms. @default 120000 */
+    idleTimeoutMs?: number;
+  };
   /**
    * The URL clients reach this server at, used in the card's interfaces.
    * @default the listen address, or the request's Host when mounted elsewhere

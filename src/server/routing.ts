@@ -66,7 +66,7 @@ export class A2ARouter {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
     if (path === JSONRPC_PATH) {
       // v0.3 compatibility: v0.3 requests are answered by the compat binding, the rest by v1.0.
-      if (this.v03) return this.v03.jsonRpc(req, (r) => this.jsonrpc.handle(r));
+      if (this.v03) return this.v03.jsonRpc(req, this.jsonrpc);
       return this.jsonrpc.handle(req);
     }
     if (path.startsWith(REST_ROOT) && path.charCodeAt(REST_ROOT.length) === 47 /* / */) {

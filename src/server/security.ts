@@ -9,7 +9,13 @@ import { ANONYMOUS, type Principal } from '../core/context.js';
 import type { ServerInterceptor } from '../core/handler/interceptor.js';
 import { UnauthenticatedError } from '../errors/a2a-error.js';
 import type { SecurityRequirement } from '../model/schema.js';
-import { createSecurityGate, type SecurityGate } from './auth/requirements.js';
+import { createSecurityGate, type PrincipalIdMapping, type SecurityGate } from './auth/requirements.js';
+import {
+  createFailedAuthGuard,
+  type FailedAuthOptions,
+  type FailedAuthReporting,
+} from './auth/failed-auth.js';
+import { AuthenticationFailedError, InsufficientScopeError } from './auth/types.js';
 import type { Authenticator } from './auth/types.js';
 import type { AgentCardConfig } from './card/build.js';
 import { withCardSecurity } from './card/security.js';
@@ -46,6 +52,22 @@ export interface ServerSecurityOptions {
    * @example anonymous: 'shared'
    */
   anonymous?: AnonymousAccess;
+  /**
+   * How principal ids are formed from what the authenticators return (see
+   * `SecurityGateOptions.principalIds`): `<scheme>:<id>` by default, so that API key `alice`
+   * and a JWT with `sub: alice` are two callers. `as-is` keeps ids of data stored before.
+   * @default 'namespaced'
+   * @example principalIds: 'as-is'
+   */
+  principalIds?: PrincipalIdMapping;
+  /**
+   * Failed authentications are logged and counted (`a2a.server.auth.failures`); an address
+   * that presents more bad credentials than this is answered 429 (with Retry-After) before its
+   * authenticators run, until it regains some. `false`: never throttled (still logged).
+   * @default { burst: 30, perMinute: 30 }
+   * @example failedAuth: { burst: 10, perMinute: 5 }
+   */
+  failedAuth?: FailedAuthOptions | false;
 }
 
 /** What the hosting layer installs for a `security` option. */
@@ -71,7 +93,11 @@ export function isAnonymous(principal: Principal): boolean {
  * start) when the card declares a scheme no authenticator enforces, a skill scope names an
  * unknown skill, or the requirements contradict `anonymous`.
  */
-export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConfig): SecurityWiring {
+export function wireSecurity(
+  options: ServerSecurityOptions,
+  card: AgentCardConfig,
+  reporting: FailedAuthReporting = {},
+): SecurityWiring {
   const given = options.requirements ?? card.securityRequirements;
   const hasOpenEntry = given?.some(isOpen) ?? false;
   const anonymous = options.anonymous ?? (hasOpenEntry ? 'per-connection' : 'deny');
@@ -93,11 +119,22 @@ export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConf
   const gate = createSecurityGate({
     authenticators: options.authenticators,
     ...(secured.securityRequirements ? { requirements: secured.securityRequirements } : {}),
+    ...(options.principalIds !== undefined ? { principalIds: options.principalIds } : {}),
   });
+  const failedAuth = createFailedAuthGuard(options.failedAuth, reporting);
   const authenticate: Authenticate = async (request: AuthRequest) => {
-    const principal = await gate.principalOf(request);
-    if (principal !== ANONYMOUS || anonymous === 'shared') return principal;
-    return anonymousFor(request);
+    failedAuth.admit(request.remoteAddress);
+    let principal: Principal;
+    try {
+      principal = await gate.principalOf(request);
+    } catch (error) {
+      if (error instanceof AuthenticationFailedError || error instanceof InsufficientScopeError) {
+        failedAuth.failed(error.failure, request.remoteAddress);
+      }
+      throw error;
+    }
+    if (principal !== ANONYMOUS) return principal;
+    return anonymous === 'shared' ? sharedAnonymous(request) : anonymousFor(request);
   };
   const interceptor: ServerInterceptor = (next) => (call) => {
     if (call.method === 'GetExtendedAgentCard' && isAnonymous(call.ctx.principal)) {
@@ -113,5 +150,21 @@ export function wireSecurity(options: ServerSecurityOptions, card: AgentCardConf
 /** The anonymous principal of one connection (or of one request, when there is no connection). */
 function anonymousFor(request: AuthRequest): Principal {
   const connection = request.connectionId ?? `request:${crypto.randomUUID()}`;
-  return Object.freeze({ id: `anonymous:${connection}`, claims: Object.freeze({ anonymous: true }) });
+  return Object.freeze({ id: `anonymous:${connection}`, claims: anonymousClaims(request) });
+}
+
+/** The one shared anonymous principal, with the caller's address for the limits. */
+function sharedAnonymous(request: AuthRequest): Principal {
+  return request.remoteAddress === undefined
+    ? ANONYMOUS
+    : Object.freeze({ id: ANONYMOUS.id, claims: anonymousClaims(request) });
+}
+
+/** `anonymous: true`, and the remote address the limits key anonymous callers by. */
+function anonymousClaims(request: AuthRequest): Readonly<Record<string, unknown>> {
+  return Object.freeze(
+    request.remoteAddress === undefined
+      ? { anonymous: true }
+      : { anonymous: true, remoteAddress: request.remoteAddress },
+  );
 }

@@ -231,7 +231,8 @@ describe('createA2AServer: authenticate and interceptors on every binding', () =
     const savesBefore = store.saves;
     const agentCallsBefore = agentSaw.length;
     const v1Message = { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] };
-    // JSON-RPC: the error at HTTP level (401), the JSON-RPC error in the body, with its id.
+    // JSON-RPC: the error at HTTP level (401), the JSON-RPC error in the body. Its id is null:
+    // the caller is refused before the body is read (SRV-TRUST-1), so the id is never seen.
     for (const headers of [{ 'x-api-key': 'wrong' }, {}] as Record<string, string>[]) {
       const reply = await fetch(`${url}/a2a/jsonrpc`, {
         method: 'POST',
@@ -246,7 +247,7 @@ describe('createA2AServer: authenticate and interceptors on every binding', () =
       assert.equal(reply.status, 401);
       assert.equal(reply.headers.get('www-authenticate'), CHALLENGE);
       const body = (await reply.json()) as { id: number; error?: { code: number; message: string } };
-      assert.equal(body.id, 7);
+      assert.equal(body.id, null);
       assert.equal(body.error?.code, -32000);
     }
     const rest = await fetch(`${url}/a2a/rest/message:send`, {

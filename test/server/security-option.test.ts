@@ -178,8 +178,8 @@ describe('createA2AServer({ security })', () => {
 
   test('the extended card: only with a credential, and per caller', async () => {
     for (const binding of BINDINGS) {
-      assert.equal((await transport(binding, 'k-alice').getExtendedAgentCard({})).name, 'for alice');
-      assert.equal((await transport(binding, 'k-bob').getExtendedAgentCard({})).name, 'for bob');
+      assert.equal((await transport(binding, 'k-alice').getExtendedAgentCard({})).name, 'for apiKey:alice');
+      assert.equal((await transport(binding, 'k-bob').getExtendedAgentCard({})).name, 'for apiKey:bob');
     }
   });
 
@@ -242,7 +242,7 @@ describe('createA2AServer({ security })', () => {
       const again = await alice.sendMessage(send('still me', id));
       assert.ok('task' in again && again.task);
       assert.equal(again.task.status.state, 'TASK_STATE_AUTH_REQUIRED');
-      assert.deepEqual(agentSaw.at(-1), { id: 'alice', scopes: ['read'] });
+      assert.deepEqual(agentSaw.at(-1), { id: 'apiKey:alice', scopes: ['read'] });
       // Another principal's task does not exist for bob, whatever his credential.
       await rejectsWith(transport(binding, 'k-bob').sendMessage(send('me', id)), TaskNotFoundError, binding);
       // Same principal id, more scopes: allowed, and the agent sees the new scopes.
@@ -250,7 +250,7 @@ describe('createA2AServer({ security })', () => {
       const done = await admin.sendMessage(send('here is my admin key', id));
       assert.ok('task' in done && done.task);
       assert.equal(done.task.status.state, 'TASK_STATE_COMPLETED', binding);
-      assert.deepEqual(agentSaw.at(-1), { id: 'alice', scopes: ['read', 'admin'] });
+      assert.deepEqual(agentSaw.at(-1), { id: 'apiKey:alice', scopes: ['read', 'admin'] });
     }
   });
 });

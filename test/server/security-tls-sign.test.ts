@@ -87,7 +87,7 @@ describe('tls option', { skip: hasOpenssl() ? false : 'openssl CLI not installed
 
     const ok = await rpc(info.port, pki, pki.client);
     assert.equal(ok.status, 200);
-    assert.match(JSON.stringify(ok.body.result), /hello alice/);
+    assert.match(JSON.stringify(ok.body.result), /hello mtls:alice/);
     const none = await rpc(info.port, pki);
     assert.equal(none.status, 401);
     const stranger = await rpc(info.port, pki, pki.stranger);
@@ -101,7 +101,7 @@ describe('tls option', { skip: hasOpenssl() ? false : 'openssl CLI not installed
       message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
     });
     assert.ok('task' in res && res.task);
-    assert.match(JSON.stringify(res.task), /hello alice/);
+    assert.match(JSON.stringify(res.task), /hello mtls:alice/);
     // gRPC refuses a missing client certificate in the handshake.
     const anonymous = new GrpcTransport(`127.0.0.1:${info.grpcPort}`, {
       credentials: credentials.createSsl(pki.ca),

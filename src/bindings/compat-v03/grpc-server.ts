@@ -52,12 +52,14 @@ import {
 import { protocolError, v03CallContext, type V03BindingOptions } from './service.js';
 import { securityHeadersFor } from '../http/security-headers.js';
 import { authRequestFromGrpc, type GrpcCallView } from '../grpc/auth-request.js';
+import { principalOf } from '../auth-request.js';
 import { A2AService } from './gen/a2a/v1/a2a_pb.js';
 
 /** `a2a.v1.A2AService`. */
 export const V03_GRPC_SERVICE = A2AService.typeName;
 
-type Decoded = { ok: true; value: Json } | { ok: false; reason: string };
+/** A request message as grpc-js hands it over: the bytes, decoded once the caller is known. */
+type Decoded = Buffer;
 
 /** The status code a v0.3 client expects for each error (the v0.3 SDKs' table). */
 const V03_GRPC_CODES: Partial<Record<A2AErrorCode, number>> = {
@@ -78,6 +80,8 @@ const V03_GRPC_CODES: Partial<Record<A2AErrorCode, number>> = {
   Unavailable: GrpcStatus.UNAVAILABLE,
   Unauthenticated: GrpcStatus.UNAUTHENTICATED,
   PermissionDenied: GrpcStatus.PERMISSION_DENIED,
+  // Rate limits and the failed-authentication throttle (was UNKNOWN: no entry).
+  ResourceExhausted: GrpcStatus.RESOURCE_EXHAUSTED,
 };
 
 function v03Status(error: A2AError): { code: number; details: string; metadata?: Metadata } {
@@ -175,13 +179,8 @@ export class V03GrpcService {
         requestSerialize: () => {
           throw new Error('server definition cannot serialize requests');
         },
-        requestDeserialize: (bytes: Buffer) => {
-          try {
-            return { ok: true, value: toJson(rpc.input, fromBinary(rpc.input, bytes)) as Json };
-          } catch (error) {
-            return { ok: false, reason: error instanceof Error ? error.message : String(error) };
-          }
-        },
+        // Kept as bytes: the message is decoded after the caller is authenticated.
+        requestDeserialize: (bytes: Buffer) => bytes,
         responseSerialize: (value: Json) =>
           Buffer.from(
             toBinary(rpc.output, fromJson(rpc.output, value as JsonValue, { ignoreUnknownFields: true })),
@@ -197,10 +196,13 @@ export class V03GrpcService {
     server.addService(definition as ServiceDefinition, impl);
   }
 
-  private body(rpc: V03Rpc, decoded: Decoded): Json {
-    if (!decoded.ok)
-      throw new ParseError(`Request is not a valid ${rpc.input.typeName} message: ${decoded.reason}`);
-    return decoded.value;
+  private body(rpc: V03Rpc, bytes: Decoded): Json {
+    try {
+      return toJson(rpc.input, fromBinary(rpc.input, bytes)) as Json;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ParseError(`Request is not a valid ${rpc.input.typeName} message: ${reason}`);
+    }
   }
 
   private responseMetadata(ctx: ServerCallContext, header: string): Metadata | undefined {
@@ -216,14 +218,11 @@ export class V03GrpcService {
     callback: sendUnaryData<Json>,
   ): Promise<void> {
     try {
+      // The caller first, from metadata: a refused one costs no decoding.
+      const request = metadataRequest(call, undefined);
+      const principal = await principalOf(this.options.authenticate, () => request.authRequest());
       const body = this.body(rpc, call.request);
-      const { ctx, extensionsHeader } = await v03CallContext(
-        this.handler,
-        metadataRequest(call, undefined),
-        false,
-        'GRPC',
-        this.options.authenticate,
-      );
+      const { ctx, extensionsHeader } = v03CallContext(this.handler, request, false, 'GRPC', principal);
       const result = await this.unary(rpc.name, body, ctx);
       const md = this.responseMetadata(ctx, extensionsHeader);
       if (md) call.sendMetadata(md);
@@ -306,14 +305,10 @@ export class V03GrpcService {
     };
     call.once('cancelled', stop);
     try {
+      const request = metadataRequest(call, abort.signal);
+      const principal = await principalOf(this.options.authenticate, () => request.authRequest());
       const body = this.body(rpc, call.request);
-      const { ctx, extensionsHeader } = await v03CallContext(
-        this.handler,
-        metadataRequest(call, abort.signal),
-        true,
-        'GRPC',
-        this.options.authenticate,
-      );
+      const { ctx, extensionsHeader } = v03CallContext(this.handler, request, true, 'GRPC', principal);
       const events =
         rpc.name === 'SendStreamingMessage'
           ? await this.handler.sendStreamingMessage(

@@ -21,13 +21,15 @@ import type {
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '../../model/schema.js';
-import type { ServerCallContext } from '../../core/context.js';
+import type { Principal, ServerCallContext } from '../../core/context.js';
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import {
+  BodyTooDeepError,
   BodyTooLargeError,
   UnsupportedMediaTypeError,
-  checkJsonContentType,
   decodeRequest,
+  readAuthenticatedJson,
+  type AuthenticatedBody,
   type HttpReply,
   type HttpRequest,
 } from '../http/http-body.js';
@@ -84,34 +86,32 @@ export class V03JsonRpcBinding {
       reply.headers.allow = 'POST';
       return reply;
     }
-    let text: string;
+    let prepared: AuthenticatedBody;
     try {
-      checkJsonContentType(req);
-      text = (await req.readBody(this.options.bodyLimit)).toString('utf8');
+      prepared = await readAuthenticatedJson(req, this.options.authenticate, this.options.bodyLimit);
     } catch (error) {
+      if (error instanceof ParseError || error instanceof BodyTooDeepError) {
+        return this.reply(200, v03ErrorResponse(NULL_ID, error));
+      }
       return this.bodyFailure(error);
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return this.reply(200, v03ErrorResponse(NULL_ID, new ParseError()));
-    }
-    return this.handleValue(req, value);
+    return this.handleValue(req, prepared);
   }
 
-  /** Answers a request whose body is already parsed. Never rejects. */
-  async handleValue(req: HttpRequest, value: unknown): Promise<HttpReply> {
+  /** Answers a request whose caller is known and whose body is parsed. Never rejects. */
+  async handleValue(req: HttpRequest, body: AuthenticatedBody): Promise<HttpReply> {
+    // An empty body is no JSON text at all: a parse error, as JSON.parse('') is.
+    if (body.value === undefined) return this.reply(200, v03ErrorResponse(NULL_ID, new ParseError()));
     let rpc;
     try {
-      rpc = parseJsonRpcRequest(value);
+      rpc = parseJsonRpcRequest(body.value);
     } catch (error) {
       if (error instanceof EnvelopeError) return this.reply(200, v03ErrorResponse(error.idJson, error.error));
       return this.failure(NULL_ID, error);
     }
     if (rpc.id === undefined) return { status: 204, headers: {} };
     try {
-      return await this.dispatch(req, rpc.method, rpc.params, rpc.idJson);
+      return await this.dispatch(req, body.principal, rpc.method, rpc.params, rpc.idJson);
     } catch (error) {
       return this.failure(rpc.idJson, error);
     }
@@ -119,6 +119,7 @@ export class V03JsonRpcBinding {
 
   private async dispatch(
     req: HttpRequest,
+    principal: Principal,
     method: string,
     params: unknown,
     idJson: string,
@@ -134,13 +135,7 @@ export class V03JsonRpcBinding {
         : V03_METHODS[method];
     const request = decodeRequest<unknown>(schemaOf, paramsFromV03(method, json));
     const streaming = method === 'message/stream' || method === 'tasks/resubscribe';
-    const { ctx, extensionsHeader } = await v03CallContext(
-      this.handler,
-      req,
-      streaming,
-      'JSONRPC',
-      this.options.authenticate,
-    );
+    const { ctx, extensionsHeader } = v03CallContext(this.handler, req, streaming, 'JSONRPC', principal);
     const extra = extensionHeaders(ctx, extensionsHeader);
     if (streaming) {
       const events =

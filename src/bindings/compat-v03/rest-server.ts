@@ -34,6 +34,7 @@ import { LIST_TASKS_QUERY, GET_TASK_QUERY } from '../rest/routes.js';
 import { decodeQuery } from '../rest/wire.js';
 import { SSE_HEADERS } from '../http/sse.js';
 import { securityHeadersFor } from '../http/security-headers.js';
+import { principalOf } from '../auth-request.js';
 import { isJson, type Json } from './content.js';
 import { v03RestError } from './errors.js';
 import { FinalMarker, V03Operations, extendedCard, type FinalMarkedEvent } from './operations.js';
@@ -176,6 +177,8 @@ export class V03RestBinding {
 
   private async dispatch(req: HttpRequest, route: V03Route): Promise<HttpReply> {
     const streaming = route.op === 'stream' || route.op === 'subscribe';
+    // First of all: a refused caller costs no body read and learns nothing of the request.
+    const principal = await principalOf(this.options.authenticate, () => req.authRequest());
     const body = await this.body(req);
     const taskId = route.taskId as string;
     const decode = <T>(method: A2AMethod, params: Json): T => decodeRequest<T>(method, params);
@@ -220,13 +223,7 @@ export class V03RestBinding {
       case 'card':
         break;
     }
-    const { ctx, extensionsHeader } = await v03CallContext(
-      this.handler,
-      req,
-      streaming,
-      'HTTP+JSON',
-      this.options.authenticate,
-    );
+    const { ctx, extensionsHeader } = v03CallContext(this.handler, req, streaming, 'HTTP+JSON', principal);
     const extra = extensionHeaders(ctx, extensionsHeader);
     if (streaming) {
       const events =

@@ -3,7 +3,12 @@
  * `X-A2A-Extensions` or `A2A-Extensions`), and an SSE source whose error frame can be named.
  */
 import { A2AError, toA2AError } from '../../errors/a2a-error.js';
-import { createCallContext, type ProtocolBindingName, type ServerCallContext } from '../../core/context.js';
+import {
+  createCallContext,
+  type Principal,
+  type ProtocolBindingName,
+  type ServerCallContext,
+} from '../../core/context.js';
 import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import type { HttpRequest, SseSource } from '../http/http-body.js';
@@ -16,7 +21,7 @@ import {
   versionFromQuery,
 } from '../http/service-params.js';
 import { IterableSseSource } from '../http/sse.js';
-import { principalOf, type Authenticate } from '../auth-request.js';
+import type { Authenticate } from '../auth-request.js';
 
 /** The version v0.3 requests are served with (`ServerCallContext.protocolVersion`). */
 export const V03_VERSION = '0.3';
@@ -38,18 +43,17 @@ export function requestedVersion(req: HttpRequest): string | undefined {
 }
 
 /**
- * The call context of a v0.3 request: the caller from `authenticate` (a refusal rejects with
- * its A2AError), and the extensions: v0.3 clients send `X-A2A-Extensions` (both names are read;
- * activated extensions are echoed under the one the client used).
+ * The call context of a v0.3 request for its caller (authenticated before the body was read),
+ * and the extensions: v0.3 clients send `X-A2A-Extensions` (both names are read; activated
+ * extensions are echoed under the one the client used).
  */
-export async function v03CallContext(
+export function v03CallContext(
   handler: RequestHandler,
   req: HttpRequest,
   streaming: boolean,
   binding: ProtocolBindingName,
-  authenticate: Authenticate | undefined,
-): Promise<{ ctx: ServerCallContext; extensionsHeader: string }> {
-  const principal = await principalOf(authenticate, () => req.authRequest());
+  principal: Principal,
+): { ctx: ServerCallContext; extensionsHeader: string } {
   const current = req.headerValues(EXTENSIONS_HEADER);
   const legacy = req.headerValues(LEGACY_EXTENSIONS_HEADER);
   const requested = parseExtensions([...legacy, ...current]);

@@ -38,7 +38,13 @@ export const LAST_EVENT_ID_METADATA = 'last-event-id';
 import { securityHeadersFor } from '../http/security-headers.js';
 import { principalOf, type Authenticate } from '../auth-request.js';
 import { authRequestFromGrpc } from './auth-request.js';
-import { GRPC_METHODS, serverServiceDefinition, type DecodedRequest, type GrpcMethod } from './service.js';
+import {
+  GRPC_METHODS,
+  decodeRequest,
+  serverServiceDefinition,
+  type DecodedRequest,
+  type GrpcMethod,
+} from './service.js';
 import { encodeFast } from './encode.js';
 import { toGrpcStatus } from './status.js';
 import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
@@ -73,6 +79,13 @@ export interface GrpcBindingOptions {
    * @default 2000
    */
   shutdownGraceMs?: number;
+  /**
+   * Close an HTTP/2 connection that has had no call for this long, so that idle connections
+   * (opened and left, by a client or an attacker) cannot pile up; a grpc-js client reconnects
+   * on its next call by itself.
+   * @default 120000
+   */
+  idleTimeoutMs?: number;
   /** Extra grpc-js channel options, applied last. */
   channelOptions?: ChannelOptions;
 }
@@ -159,6 +172,8 @@ export class GrpcBinding {
       'grpc.max_send_message_length': max,
       'grpc.keepalive_time_ms': options.keepalive?.timeMs ?? 60_000,
       'grpc.keepalive_timeout_ms': options.keepalive?.timeoutMs ?? 20_000,
+      // Idle connections are bounded in time (issue 27): grpc-js keeps them forever by default.
+      'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? 120_000,
       // Channelz bookkeeping (per-call counters and traces) costs several percent of a unary
       // call and nothing here reads it; `channelOptions` can turn it back on.
       'grpc.enable_channelz': 0,
@@ -218,17 +233,24 @@ export class GrpcBinding {
     });
   }
 
-  /** Builds the call context from metadata and the request's `tenant` (spec 10.2). */
-  private context(
+  /**
+   * The caller from metadata, then the request decoded and validated, then the call context
+   * (its `tenant` from the request, spec 10.2): a refused caller costs no decoding.
+   */
+  private prepare(
+    m: GrpcMethod,
     call: ServerUnaryCall<DecodedRequest, Uint8Array> | ServerWritableStream<DecodedRequest, Uint8Array>,
     protocolVersion: string,
-    request: unknown,
     signal: AbortSignal | LazyAbort,
-  ): ServerCallContext | Promise<ServerCallContext> {
+  ): { request: unknown; ctx: ServerCallContext } | Promise<{ request: unknown; ctx: ServerCallContext }> {
     const principal = principalOf(this.options.authenticate, () => authRequestFromGrpc(call));
+    const build = (p: Principal): { request: unknown; ctx: ServerCallContext } => {
+      const request = this.request(m, call.request);
+      return { request, ctx: this.contextFor(p, call, protocolVersion, request, signal) };
+    };
     // Without a hook the principal is at hand: no promise on the hot path.
-    if (!isPromiseLike(principal)) return this.contextFor(principal, call, protocolVersion, request, signal);
-    return Promise.resolve(principal).then((p) => this.contextFor(p, call, protocolVersion, request, signal));
+    if (!isPromiseLike(principal)) return build(principal);
+    return Promise.resolve(principal).then(build);
   }
 
   private contextFor(
@@ -275,7 +297,8 @@ export class GrpcBinding {
   }
 
   /** The decoded, schema-valid request (validated as in the HTTP bindings), or the INVALID_ARGUMENT error for it. */
-  private request(m: GrpcMethod, decoded: DecodedRequest): unknown {
+  private request(m: GrpcMethod, bytes: DecodedRequest): unknown {
+    const decoded = decodeRequest(m.input, bytes);
     if (!decoded.ok) {
       throw new ParseError(`Request is not a valid ${m.input.typeName} message: ${decoded.reason}`);
     }
@@ -304,8 +327,7 @@ export class GrpcBinding {
         true,
         offersDraft(this.handler.agentCard()),
       );
-      const request = this.request(m, call.request);
-      const ctx = await this.context(call, version, request, abort);
+      const { request, ctx } = await this.prepare(m, call, version, abort);
       const result = await invokeUnary(this.handler, m.method, request, ctx);
       const bytes = encodeFast(m.output, result);
       const md = this.responseMetadata(ctx);
@@ -342,8 +364,7 @@ export class GrpcBinding {
         true,
         offersDraft(this.handler.agentCard()),
       );
-      const request = this.request(m, call.request);
-      const ctx = await this.context(call, version, request, abort.signal);
+      const { request, ctx } = await this.prepare(m, call, version, abort.signal);
       const iterable = await invokeStreaming(this.handler, m.method, request, ctx);
       iterator = iterable[Symbol.asyncIterator]();
       if (stopped) {

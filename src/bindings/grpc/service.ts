@@ -38,10 +38,17 @@ export const GRPC_METHODS: Readonly<Record<A2AMethod, GrpcMethod>> = Object.from
   ]),
 ) as Record<A2AMethod, GrpcMethod>;
 
-/** A request as the server's deserializer hands it over: decoded, or why it could not be. */
-export type DecodedRequest = { ok: true; value: unknown } | { ok: false; reason: string };
+/**
+ * A request as the server's deserializer hands it over: still the message bytes. The binding
+ * decodes them ({@link decodeRequest}) only once the caller is authenticated from metadata.
+ */
+export type DecodedRequest = Buffer;
 
-function decodeRequest(input: DescMessage, bytes: Buffer): DecodedRequest {
+/** The request message decoded to the model, or why it could not be. */
+export function decodeRequest(
+  input: DescMessage,
+  bytes: Buffer,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   try {
     return { ok: true, value: decodeMessage(input, bytes) };
   } catch (err) {
@@ -60,7 +67,7 @@ export function serverServiceDefinition(): ServiceDefinition {
       requestSerialize: () => {
         throw new Error('server definition cannot serialize requests');
       },
-      requestDeserialize: (bytes: Buffer) => decodeRequest(m.input, bytes),
+      requestDeserialize: (bytes: Buffer) => bytes,
       responseSerialize: asBuffer,
       responseDeserialize: (bytes: Buffer) => bytes,
       originalName: m.method.charAt(0).toLowerCase() + m.method.slice(1),

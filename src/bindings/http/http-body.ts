@@ -2,14 +2,14 @@
  * Request-body handling shared by the JSON-RPC and REST bindings: a runtime-neutral view of an
  * HTTP exchange, bounded body reading, media-type checks, JSON parsing and request validation.
  */
-import { ParseError } from '../../errors/a2a-error.js';
+import { InvalidRequestError, ParseError } from '../../errors/a2a-error.js';
 import type { A2AMethod } from '../../model/operations.js';
 import { parseRequest } from '../../errors/validation.js';
 import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '../../model/schema.js';
-import { createCallContext, type ServerCallContext } from '../../core/context.js';
+import { createCallContext, type Principal, type ServerCallContext } from '../../core/context.js';
 import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
 import type { RequestHandler } from '../../core/handler/request-handler.js';
-import type { AuthRequest } from '../auth-request.js';
+import { principalOf, type Authenticate, type AuthRequest } from '../auth-request.js';
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -119,14 +119,76 @@ export function checkJsonContentType(req: HttpRequest): void {
   if (!isJsonMediaType(contentType)) throw new UnsupportedMediaTypeError(contentType ?? '');
 }
 
-/** Parses a JSON body; an empty body yields `undefined`. Invalid JSON throws ParseError. */
-export function parseJsonBody(body: Buffer): unknown {
+/**
+ * Deepest nesting of arrays and objects a request body may have. The model's own limit on
+ * `metadata` and `data` values (32 levels) sits below this, with room for the envelope.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** The body nests arrays or objects deeper than {@link MAX_BODY_DEPTH} (answered as InvalidRequest). */
+export class BodyTooDeepError extends InvalidRequestError {
+  constructor(readonly maxDepth: number) {
+    super(`Request body nests arrays or objects deeper than ${maxDepth} levels`);
+  }
+}
+
+/**
+ * True when `body` (JSON text) opens more than `maxDepth` arrays or objects at once. One pass
+ * over the bytes, strings skipped, before `JSON.parse` builds anything: a 1 MiB `[[[...` body
+ * costs a scan of its first `maxDepth` brackets, not half a million arrays.
+ */
+export function exceedsJsonDepth(body: Uint8Array, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
+/**
+ * Parses a JSON body once, after the depth scan; an empty body yields `undefined`. Invalid JSON
+ * throws ParseError, a body nested past `maxDepth` {@link BodyTooDeepError}.
+ */
+export function parseJsonBody(body: Buffer, maxDepth = MAX_BODY_DEPTH): unknown {
   if (body.length === 0) return undefined;
+  if (exceedsJsonDepth(body, maxDepth)) throw new BodyTooDeepError(maxDepth);
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
     throw new ParseError();
   }
+}
+
+/** A request body read after its caller was authenticated, parsed once. */
+export interface AuthenticatedBody {
+  readonly principal: Principal;
+  /** The parsed body (`undefined` for an empty one). */
+  readonly value: unknown;
+}
+
+/**
+ * The order every JSON binding follows: the media type and the caller from headers first (a
+ * refused caller costs no body read and no parse), then the body, bounded by `limit`, parsed
+ * once with the depth limit. Throws UnsupportedMediaTypeError, the authenticator's A2AError,
+ * BodyTooLargeError, ClientGoneError, ParseError or BodyTooDeepError.
+ */
+export async function readAuthenticatedJson(
+  req: HttpRequest,
+  authenticate: Authenticate | undefined,
+  limit: number,
+): Promise<AuthenticatedBody> {
+  checkJsonContentType(req);
+  const principal = await principalOf(authenticate, () => req.authRequest());
+  const value = parseJsonBody(await req.readBody(limit));
+  return { principal, value };
 }
 
 /**

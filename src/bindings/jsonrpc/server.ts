@@ -11,18 +11,20 @@ import {
   toA2AError,
 } from '../../errors/a2a-error.js';
 import { OPERATIONS, isA2AMethod, type A2AMethod } from '../../model/operations.js';
-import type { ServerCallContext } from '../../core/context.js';
+import type { Principal, ServerCallContext } from '../../core/context.js';
 import type { RequestHandler } from '../../core/handler/request-handler.js';
 import {
+  BodyTooDeepError,
   BodyTooLargeError,
   ClientGoneError,
   UnsupportedMediaTypeError,
-  checkJsonContentType,
   decodeRequest,
   httpCallContext,
   invokeStreaming,
   invokeUnary,
   quoteForMessage,
+  readAuthenticatedJson,
+  type AuthenticatedBody,
   type HttpReply,
   type HttpRequest,
 } from '../http/http-body.js';
@@ -33,7 +35,7 @@ import {
   readHttpServiceParams,
 } from '../http/service-params.js';
 import { securityHeadersFor } from '../http/security-headers.js';
-import { principalOf, type Authenticate } from '../auth-request.js';
+import type { Authenticate } from '../auth-request.js';
 import { IterableSseSource, SSE_HEADERS, sseEventId } from '../http/sse.js';
 import {
   EnvelopeError,
@@ -79,45 +81,55 @@ export class JsonRpcBinding {
         body: errorResponse(NULL_ID, error),
       };
     }
-    let body: Buffer;
+    let prepared: AuthenticatedBody;
     try {
-      checkJsonContentType(req);
-      body = await req.readBody(this.options.bodyLimit);
+      prepared = await readAuthenticatedJson(req, this.options.authenticate, this.options.bodyLimit);
     } catch (error) {
-      return this.bodyFailure(error);
+      return this.earlyFailure(error);
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(body.toString('utf8'));
-    } catch {
-      return this.reply(200, errorResponse(NULL_ID, new ParseError()));
-    }
+    return this.handleValue(req, prepared);
+  }
+
+  /**
+   * Answers a request whose caller is known and whose body is parsed (the v0.3 router reads
+   * both once, before it knows which version serves the request). Never rejects.
+   */
+  async handleValue(req: HttpRequest, body: AuthenticatedBody): Promise<HttpReply> {
+    // An empty body is no JSON text at all: a parse error, as JSON.parse('') is.
+    if (body.value === undefined) return this.reply(200, errorResponse(NULL_ID, new ParseError()));
     let rpc;
     try {
-      rpc = parseJsonRpcRequest(value);
+      rpc = parseJsonRpcRequest(body.value);
     } catch (error) {
       if (error instanceof EnvelopeError) return this.reply(200, errorResponse(error.idJson, error.error));
-      throw error;
+      return this.failure(NULL_ID, error);
     }
     // A notification is never executed and never answered (G12).
     if (rpc.id === undefined) return { status: 204, headers: {} };
     try {
-      return await this.dispatch(req, rpc.method, rpc.params, rpc.idJson);
+      return await this.dispatch(req, body.principal, rpc.method, rpc.params, rpc.idJson);
     } catch (error) {
       return this.failure(rpc.idJson, error);
     }
   }
 
+  /** The reply to a request refused before its envelope was read (media type, caller, body, JSON). */
+  earlyFailure(error: unknown): HttpReply {
+    if (error instanceof ParseError || error instanceof BodyTooDeepError) {
+      return this.reply(200, errorResponse(NULL_ID, error));
+    }
+    return this.bodyFailure(error);
+  }
+
   private async dispatch(
     req: HttpRequest,
+    principal: Principal,
     method: string,
     params: unknown,
     idJson: string,
   ): Promise<HttpReply> {
     const looksLikeV1 = !isV03MethodName(method) && !hasV03Shape(params);
     const service = readHttpServiceParams(req, looksLikeV1, offersDraft(this.handler.agentCard()));
-    // First of all: a refused caller learns nothing of the request and creates no task.
-    const principal = await principalOf(this.options.authenticate, () => req.authRequest());
     if (!isA2AMethod(method)) {
       throw new MethodNotFoundError(`Method ${quoteForMessage(method)} not found`);
     }

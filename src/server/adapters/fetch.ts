@@ -5,7 +5,7 @@
 import type { AuthRequest } from '../../bindings/auth-request.js';
 import { readWebBody, type HttpRequest } from '../../bindings/http/http-body.js';
 import { sseToWebStream } from '../../bindings/http/sse.js';
-import { authRequestFromFetch } from '../auth/request.js';
+import { authRequestFromFetch, type FetchConnectionInfo } from '../auth/request.js';
 import type { InFlight } from '../in-flight.js';
 import { NOT_FOUND_BODY, type A2ARouter } from '../routing.js';
 
@@ -16,6 +16,7 @@ export class WebHttpRequest implements HttpRequest {
     readonly method: string,
     readonly path: string,
     readonly query: string,
+    private readonly info?: FetchConnectionInfo,
   ) {}
 
   header(name: string): string | undefined {
@@ -32,7 +33,7 @@ export class WebHttpRequest implements HttpRequest {
   }
 
   authRequest(): AuthRequest {
-    return authRequestFromFetch(this.request);
+    return authRequestFromFetch(this.request, this.info);
   }
 
   get signal(): AbortSignal {
@@ -46,9 +47,10 @@ export async function serveFetch(
   inFlight: InFlight,
   keepAliveMs: number,
   request: Request,
+  info?: FetchConnectionInfo,
 ): Promise<Response> {
   const url = new URL(request.url);
-  const req = new WebHttpRequest(request, request.method, url.pathname, url.search.slice(1));
+  const req = new WebHttpRequest(request, request.method, url.pathname, url.search.slice(1), info);
   const pending = router.route(req, () => url.origin);
   if (pending === undefined) {
     return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });

@@ -54,8 +54,18 @@ export interface JwtValidationOptions {
   maxTokenAgeSeconds?: number;
   /** Required JWT `typ` header, e.g. `at+jwt` for RFC 9068 access tokens. @default not checked */
   typ?: string;
-  /** Claim that names the tenant (e.g. `tid`); absent means no tenant from the token. */
+  /**
+   * Claim that names the tenant(s) the token grants (e.g. `tid`; a string or an array of
+   * strings): the caller may then act only in those, and a token without the claim is refused.
+   * Absent: the token binds no tenant.
+   */
   tenantClaim?: string;
+  /**
+   * Accept tokens without an `exp` claim (they never expire, so a leaked one works forever).
+   * Only for issuers that cannot set one; revocation is then yours.
+   * @default false (a token without `exp` is refused)
+   */
+  allowMissingExpiry?: boolean;
   /**
    * Turns verified claims into the principal. @default id = `sub`, scopes from `scope` / `scp`,
    * tenant from `tenantClaim`. Return `undefined` to refuse the token.
@@ -157,6 +167,8 @@ export function createJwtCheck(
     clockTolerance: options.clockToleranceSeconds ?? 30,
     ...(options.maxTokenAgeSeconds !== undefined ? { maxTokenAge: options.maxTokenAgeSeconds } : {}),
     ...(options.typ !== undefined ? { typ: options.typ } : {}),
+    // A token without `exp` would be valid forever (finding 6 of issue 27, SRV-TRUST-7).
+    ...(options.allowMissingExpiry === true ? {} : { requiredClaims: ['exp'] }),
   };
   const toPrincipal =
     options.principalFrom ?? ((claims: JWTPayload) => defaultPrincipal(claims, options.tenantClaim));
@@ -180,6 +192,9 @@ export function createJwtCheck(
     }
     const principal = toPrincipal(claims);
     if (!principal) return { error: 'the token does not identify a principal' };
+    if (options.tenantClaim !== undefined && options.principalFrom === undefined && !principal.tenants) {
+      return { error: `the token's ${options.tenantClaim} claim names no tenant` };
+    }
     return { principal };
   };
 }
@@ -187,13 +202,20 @@ export function createJwtCheck(
 /** id = `sub`; scopes from `scope` (space-separated) or `scp` (array or string). */
 function defaultPrincipal(claims: JWTPayload, tenantClaim: string | undefined): AuthPrincipal | undefined {
   if (typeof claims.sub !== 'string' || claims.sub === '') return undefined;
-  const tenant = tenantClaim ? claims[tenantClaim] : undefined;
+  const tenants = tenantClaim ? tenantsFromClaim(claims[tenantClaim]) : undefined;
   return {
     id: claims.sub,
     scopes: scopesOf(claims),
     claims,
-    ...(typeof tenant === 'string' && tenant !== '' ? { tenant } : {}),
+    ...(tenants ? { tenants, ...(tenants.length === 1 ? { tenant: tenants[0] } : {}) } : {}),
   };
+}
+
+/** The tenants of a tenant claim: a non-empty string, or an array of them; undefined otherwise. */
+function tenantsFromClaim(value: unknown): string[] | undefined {
+  const list = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  const tenants = list.filter((t): t is string => typeof t === 'string' && t !== '');
+  return tenants.length > 0 ? [...new Set(tenants)] : undefined;
 }
 
 /** The scopes a token grants, from `scope` (RFC 8693/9068) or `scp` (common in Azure AD/Okta). */

@@ -43,6 +43,7 @@ export function authRequestFromNode(req: IncomingMessage): AuthRequest {
     headers: req.headersDistinct as Record<string, string[] | undefined>,
     ...(peer ? { peerCertificate: peer } : {}),
     connectionId: connectionIdOf(socket),
+    ...(socket.remoteAddress ? { remoteAddress: socket.remoteAddress } : {}),
   });
 }
 
@@ -58,9 +59,20 @@ function connectionIdOf(socket: object): string {
   return id;
 }
 
+/** What a fetch host may know of the connection beside the `Request` (Bun, Deno, Hono's getConnInfo). */
+export interface FetchConnectionInfo {
+  /** The peer's IP address: anonymous callers are limited per address (else all share one key). */
+  remoteAddress?: string;
+}
+
 /** The request view of a fetch `Request` (no TLS details: a fetch runtime does not expose them). */
-export function authRequestFromFetch(request: Request): AuthRequest {
-  return createAuthRequest({ method: request.method, url: request.url, headers: request.headers });
+export function authRequestFromFetch(request: Request, info?: FetchConnectionInfo): AuthRequest {
+  return createAuthRequest({
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    ...(info?.remoteAddress ? { remoteAddress: info.remoteAddress } : {}),
+  });
 }
 
 /** The client certificate of a TLS socket, or `undefined` when the client sent none. */

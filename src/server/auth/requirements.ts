@@ -13,6 +13,7 @@ import {
   type AuthOutcome,
   type AuthPrincipal,
   type Authenticator,
+  tenantsOf,
 } from './types.js';
 import { ANONYMOUS } from '../../core/context.js';
 
@@ -26,7 +27,21 @@ export interface SecurityGateOptions {
    * (a presented but bad one is still refused).
    */
   requirements?: readonly SecurityRequirement[];
+  /**
+   * How a principal's id is formed: `namespaced` prefixes the id the authenticator gave with
+   * its name (`apiKey:alice`, `bearer:alice`), so that two schemes naming the same id never
+   * share tasks or limits; `as-is` keeps the authenticator's id (for data stored before
+   * ids were namespaced, when every scheme's ids denote the same people); a function maps them
+   * itself (it gets the principal and the name of the scheme that named it).
+   * @default 'namespaced'
+   * @example principalIds: (p, scheme) => (scheme === 'mtls' ? p.id : `${scheme}:${p.id}`)
+   */
+  principalIds?: PrincipalIdMapping;
 }
+
+/** See {@link SecurityGateOptions.principalIds}. */
+export type PrincipalIdMapping =
+  'namespaced' | 'as-is' | ((principal: AuthPrincipal, scheme: string) => string);
 
 /** Decides, for each request, who is calling according to the requirements. */
 export interface SecurityGate {
@@ -62,10 +77,18 @@ export function createSecurityGate(options: SecurityGateOptions): SecurityGate {
         throw new Error(`securityRequirements names ${scheme}, which no authenticator enforces`);
     }
   }
+  const ids = options.principalIds ?? 'namespaced';
+  if (typeof ids !== 'function' && ids !== 'namespaced' && ids !== 'as-is') {
+    throw new Error(`principalIds must be 'namespaced', 'as-is' or a function, not ${String(ids)}`);
+  }
   const gate: SecurityGate = {
     authenticators: byName,
     requirements,
-    authenticate: (request) => evaluate(byName, requirements, request),
+    authenticate: async (request) => {
+      const outcome = await evaluate(byName, requirements, request);
+      if (!outcome.ok || outcome.principal === ANONYMOUS) return outcome;
+      return { ok: true, principal: withId(outcome.principal, ids) };
+    },
     async principalOf(request) {
       const outcome = await gate.authenticate(request);
       if (!outcome.ok) throw authFailureError(outcome.failure);
@@ -135,11 +158,28 @@ async function evaluate(
   return { ok: false, failure: pickFailure(failures) };
 }
 
-/** One principal for an AND of schemes: the first scheme names it; scopes are united. */
+/** The principal with its id formed by `ids` from the scheme that named it (its first scheme). */
+function withId(principal: AuthPrincipal, ids: PrincipalIdMapping): AuthPrincipal {
+  if (ids === 'as-is') return principal;
+  const scheme = principal.schemes?.[0] ?? '';
+  const id = typeof ids === 'function' ? ids(principal, scheme) : `${scheme}:${principal.id}`;
+  if (typeof id !== 'string' || id === '') throw new Error('principalIds returned an empty id');
+  return { ...principal, id };
+}
+
+/**
+ * One principal for an AND of schemes: the first scheme names it; scopes are united; the
+ * tenants are those every credential that binds tenants grants (none in common: refused).
+ */
 function merge(passed: { name: string; principal: AuthPrincipal }[]): AuthPrincipal | AuthFailure {
   const first = passed[0]!.principal;
-  const tenants = new Set(passed.map((p) => p.principal.tenant).filter((t) => t !== undefined));
-  if (tenants.size > 1) {
+  let tenants: string[] | undefined;
+  for (const p of passed) {
+    const held = tenantsOf(p.principal);
+    if (held === undefined) continue;
+    tenants = tenants === undefined ? [...new Set(held)] : tenants.filter((t) => held.includes(t));
+  }
+  if (tenants !== undefined && tenants.length === 0) {
     return {
       kind: 'invalid',
       scheme: passed.map((p) => p.name).join('+'),
@@ -148,12 +188,13 @@ function merge(passed: { name: string; principal: AuthPrincipal }[]): AuthPrinci
     };
   }
   const scopes = new Set(passed.flatMap((p) => p.principal.scopes ?? []));
-  const [tenant] = tenants;
+  const { tenant: _single, ...rest } = first;
+  void _single;
   return {
-    ...first,
+    ...rest,
     scopes: [...scopes],
     schemes: passed.map((p) => p.name),
-    ...(tenant !== undefined ? { tenant } : {}),
+    ...(tenants !== undefined ? { tenants, ...(tenants.length === 1 ? { tenant: tenants[0] } : {}) } : {}),
   };
 }
 

@@ -9,7 +9,10 @@ import type { AuthRequest } from './request.js';
 
 /** An authenticated caller, as an authenticator sees it. */
 export interface AuthPrincipal extends Principal {
-  /** The tenant the credential belongs to, when the credential says so. */
+  /**
+   * The tenant the credential belongs to, when the credential says so (shorthand for one
+   * entry of `tenants`; the gate turns it into `tenants`).
+   */
   readonly tenant?: string;
   /** Names of the card security schemes that authenticated this caller. */
   readonly schemes?: readonly string[];
@@ -111,4 +114,10 @@ export function quoteParam(value: string): string {
 export function missingScopes(required: readonly string[], granted: readonly string[] | undefined): string[] {
   const have = new Set(granted ?? []);
   return required.filter((s) => !have.has(s));
+}
+
+/** The tenants `principal` holds (`tenants`, else `tenant`); undefined when it binds none. */
+export function tenantsOf(principal: AuthPrincipal): readonly string[] | undefined {
+  if (principal.tenants !== undefined) return principal.tenants;
+  return principal.tenant !== undefined ? [principal.tenant] : undefined;
 }

@@ -22,11 +22,17 @@ export class CardResource {
   private readonly modifiedSeconds: number;
   private readonly headers: Record<string, string>;
 
-  /** `modifiedAt` is when this content was built; it stays the same for the card's lifetime. */
+  /**
+   * `modifiedAt` is when this content was built; it stays the same for the card's lifetime.
+   * `fromRequest`: the card's URLs come from the request's Host (no configured URL): it is
+   * then served with `Vary: Host` and only private caching, so that no shared cache hands one
+   * caller's Host-derived card to another (SRV-TRUST-6).
+   */
   constructor(
     readonly card: AgentCard,
     modifiedAt: Date = new Date(),
     maxAgeSeconds = CARD_MAX_AGE_SECONDS,
+    readonly fromRequest = false,
   ) {
     this.body = Buffer.from(JSON.stringify(card));
     this.etag = '"' + createHash('sha256').update(this.body).digest('base64url').slice(0, 32) + '"';
@@ -34,10 +40,11 @@ export class CardResource {
     this.lastModified = new Date(this.modifiedSeconds * 1000).toUTCString();
     this.headers = {
       'content-type': 'application/json',
-      'cache-control': `public, max-age=${maxAgeSeconds}`,
+      'cache-control': `${fromRequest ? 'private' : 'public'}, max-age=${maxAgeSeconds}`,
       etag: this.etag,
       'last-modified': this.lastModified,
       'access-control-allow-origin': '*',
+      ...(fromRequest ? { vary: 'Host' } : {}),
     };
   }
 
@@ -63,6 +70,7 @@ export class CardResource {
           'last-modified': this.lastModified,
           'cache-control': this.headers['cache-control'] as string,
           'access-control-allow-origin': '*',
+          ...(this.fromRequest ? { vary: 'Host' } : {}),
         },
       };
     }

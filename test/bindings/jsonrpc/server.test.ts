@@ -546,13 +546,13 @@ describe('JSON-RPC required extensions (SRV-EXT-3)', () => {
 });
 
 describe('JSON-RPC error messages', () => {
-  test('quote at most a bounded part of a long value; a deep one is -32602 without an echo', async () => {
+  test('quote at most a bounded part of a long value; a deep one is -32600 (SRV-TRUST-2) without an echo', async () => {
     const long = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x'.repeat(5000), params: {} }));
     assert.match(long.text, /-32601/);
     assert.ok(long.text.length < 1000, `echoed ${long.text.length} chars`);
     const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
     const nested = await post(`{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":${deep}}}`);
-    assert.match(nested.text, /-32602/);
+    assert.match(nested.text, /-32600/);
     assert.ok(nested.text.length < 1000, `echoed ${nested.text.length} chars`);
   });
 });

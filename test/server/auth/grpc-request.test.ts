@@ -79,7 +79,7 @@ describe('authentication from gRPC calls', () => {
     md.set('trace-bin', Buffer.from([1, 2, 3]));
     const good = await who(server.port, grpc.credentials.createInsecure(), md);
     assert.equal(good.path, '/test.Auth/Who');
-    assert.ok(good.outcome.ok && good.outcome.principal.id === 'svc');
+    assert.ok(good.outcome.ok && good.outcome.principal.id === 'apiKey:svc');
     const none = await who(server.port, grpc.credentials.createInsecure());
     assert.equal(none.outcome.ok, false);
   });
@@ -104,7 +104,7 @@ describe('authentication from gRPC calls', () => {
         grpc.credentials.createSsl(pki.ca, pki.client.key, pki.client.cert),
       );
       assert.ok(good.outcome.ok, JSON.stringify(good.outcome));
-      assert.equal(good.outcome.principal.id, 'alice');
+      assert.equal(good.outcome.principal.id, 'mtls:alice');
       // A certificate from another CA never completes the handshake.
       await assert.rejects(
         who(server.port, grpc.credentials.createSsl(pki.ca, pki.stranger.key, pki.stranger.cert)),

@@ -157,7 +157,19 @@ describe('bearer JWT against a JWKS URL', () => {
     );
     assert.deepEqual(p.scopes, ['a', 'b']);
     assert.equal(p.tenant, 'acme');
-    principal(await auth.authenticate(bearer(await token(es, { iss: 'https://other-issuer.example.com' }))));
+    assert.deepEqual(p.tenants, ['acme']);
+    principal(
+      await auth.authenticate(
+        bearer(
+          await token(es, { iss: 'https://other-issuer.example.com', extra: { tid: ['acme', 'globex'] } }),
+        ),
+      ),
+    );
+    // SRV-TRUST-3: with a tenant claim configured, a token that names no tenant is refused.
+    assert.match(
+      failure(await auth.authenticate(bearer(await token(es, {})))).message,
+      /tid claim names no tenant/,
+    );
     const old = Math.floor(Date.now() / 1000) - 3600;
     assert.equal(
       failure(await auth.authenticate(bearer(await token(es, { iat: old, expiresIn: old + 7200 })))).kind,

@@ -48,8 +48,8 @@ describe('security gate', () => {
       { schemes: { apiKey: { list: [] } } },
       { schemes: { basic: { list: [] } } },
     ]);
-    assert.equal(principal(await gate.authenticate(headers(KEY))).id, 'svc');
-    assert.equal(principal(await gate.authenticate(headers(BASIC))).id, 'alice');
+    assert.equal(principal(await gate.authenticate(headers(KEY))).id, 'apiKey:svc');
+    assert.equal(principal(await gate.authenticate(headers(BASIC))).id, 'basic:alice');
     const missing = failure(await gate.authenticate(headers({})));
     assert.equal(missing.kind, 'missing');
     assert.equal(missing.challenges.length, 2);
@@ -62,8 +62,10 @@ describe('security gate', () => {
       requirements: [{ schemes: { basic: { list: ['tasks:write'] }, apiKey: { list: ['tasks:read'] } } }],
     });
     const p = principal(await gate.authenticate(headers({ ...KEY, ...BASIC })));
-    assert.equal(p.id, 'alice');
+    // SRV-TRUST-4: the id is namespaced by the scheme that named it.
+    assert.equal(p.id, 'basic:alice');
     assert.equal(p.tenant, 'acme');
+    assert.deepEqual(p.tenants, ['acme']);
     assert.deepEqual(p.schemes, ['basic', 'apiKey']);
     assert.deepEqual([...(p.scopes ?? [])].sort(), ['tasks:read', 'tasks:write']);
     assert.equal(failure(await gate.authenticate(headers(KEY))).kind, 'missing');
@@ -84,7 +86,7 @@ describe('security gate', () => {
     const scope = failure(await gate.authenticate(headers(KEY)));
     assert.equal(scope.kind, 'insufficient-scope');
     await assert.rejects(gate.principalOf(headers(KEY)), InsufficientScopeError);
-    assert.equal(principal(await gate.authenticate(headers(BASIC))).id, 'alice');
+    assert.equal(principal(await gate.authenticate(headers(BASIC))).id, 'basic:alice');
   });
 
   test('an empty requirement admits anonymous callers; config errors are refused', async () => {
@@ -92,7 +94,7 @@ describe('security gate', () => {
       authenticators: [apiKey],
       requirements: [{ schemes: { apiKey: { list: [] } } }, {}],
     });
-    assert.equal(principal(await gate.authenticate(headers(KEY))).id, 'svc');
+    assert.equal(principal(await gate.authenticate(headers(KEY))).id, 'apiKey:svc');
     assert.equal(principal(await gate.authenticate(headers({}))).id, 'anonymous');
     assert.equal(failure(await gate.authenticate(headers({ 'x-api-key': 'wrong' }))).kind, 'invalid');
     const scoped = createSecurityGate({

@@ -53,10 +53,20 @@ describe('token bucket per principal', () => {
     assert.ok(limiter.size < 100, `refilled buckets were swept (size ${limiter.size})`);
   });
 
-  test('the key separates tenants', () => {
-    const a = principalKey(createCallContext({ tenant: 't1', principal: { id: 'alice' } }));
-    const b = principalKey(createCallContext({ tenant: 't2', principal: { id: 'alice' } }));
-    assert.notEqual(a, b);
+  test('SRV-TRUST-5: the key is the caller, whatever tenant it names; anonymous callers by address', () => {
+    const a = principalKey(createCallContext({ tenant: 't1', principal: { id: 'apiKey:alice' } }));
+    const b = principalKey(createCallContext({ tenant: 't2', principal: { id: 'apiKey:alice' } }));
+    assert.equal(a, b);
+    assert.notEqual(a, principalKey(createCallContext({ principal: { id: 'bearer:alice' } })));
+    const anon = (id: string) =>
+      principalKey(
+        createCallContext({ principal: { id, claims: { anonymous: true, remoteAddress: '192.0.2.7' } } }),
+      );
+    assert.equal(anon('anonymous:http:1'), anon('anonymous:http:2'));
+    // Without an address (fetch runtimes), per-request anonymous principals share one key.
+    const bare = (id: string) =>
+      principalKey(createCallContext({ principal: { id, claims: { anonymous: true } } }));
+    assert.equal(bare('anonymous:request:1'), bare('anonymous:request:2'));
   });
 });
 
