@@ -30,6 +30,7 @@ import { transportOptions, type A2AClientOptions, type FollowOptions, type WaitO
 import { buildSendRequest, type SendInput } from './send-builder.js';
 import { toSendResult, toStreamEvent, type SendResult, type StreamEvent } from './stream-events.js';
 import { followEvents, waitForTask } from './follow.js';
+import { GENERATION_EXTENSION } from '../model/draft.js';
 
 // The client's public companions, importable from here as before the split.
 export type { A2AClientOptions, FollowOptions, WaitOptions } from './options.js';
@@ -130,6 +131,14 @@ export class A2AClient {
         });
       ({ card, verified } = await resolver.resolve(urlOrCard));
     } else card = urlOrCard;
+    // A2A 1.1 draft: ask for the generation extension when the agent offers it.
+    if (
+      options.generation !== false &&
+      offersGeneration(card) &&
+      !options.extensions?.includes(GENERATION_EXTENSION)
+    ) {
+      options = { ...options, extensions: [...(options.extensions ?? []), GENERATION_EXTENSION] };
+    }
     const compatV03 = options.compatV03 !== false;
     const factory = transportOptions(options);
     const iface = selectInterface(card, options.bindings, compatV03);
@@ -144,6 +153,15 @@ export class A2AClient {
     }
     if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };
     return client as ConnectedA2AClient;
+  }
+
+  /**
+   * True when this client asks for the A2A 1.1 draft's generation (the agent's card declares
+   * the a2a-kit generation extension and `generation` was not turned off): tasks and events then
+   * carry `generation`, GetTask can long-poll and streams resume exactly.
+   */
+  get generation(): boolean {
+    return this.options.extensions?.includes(GENERATION_EXTENSION) === true;
   }
 
   /** The transport in use: after a fallback (CLI-CARD-5), the one that last answered. */
@@ -242,11 +260,21 @@ export class A2AClient {
     return this.callStream('SubscribeToTask', { id: taskId }, options);
   }
 
-  /** GetTask: the task as stored, its history cut to `historyLength` when given. */
-  getTask(taskId: string, options: CallOptions & { historyLength?: number } = {}): Promise<Task> {
+  /**
+   * GetTask. `waitPastGeneration` (A2A 1.1 draft, with {@link generation}): the server holds
+   * the call until the task's generation is above it, or its bound passes (then the task as
+   * it is comes back).
+   */
+  getTask(
+    taskId: string,
+    options: CallOptions & { historyLength?: number; waitPastGeneration?: number | string } = {},
+  ): Promise<Task> {
     const request = {
       id: taskId,
       ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}),
+      ...(options.waitPastGeneration !== undefined
+        ? { currentGeneration: String(options.waitPastGeneration) }
+        : {}),
     };
     return this.call('GetTask', request, options);
   }
@@ -333,9 +361,20 @@ export class A2AClient {
     return buildSendRequest(input);
   }
 
-  /** Sends a message built from `input` (see {@link buildRequest}). */
-  send(input: SendInput): Promise<SendResult> {
-    return this.sendMessage(this.buildRequest(input), { signal: input.signal });
+  /**
+   * Sends a message built from `input` (see {@link buildRequest}). `ifGenerationMatch` (A2A 1.1
+   * draft): the server refuses the follow-up with TaskGenerationMismatchError unless the task
+   * is at that generation.
+   */
+  send(input: SendInput, options: { ifGenerationMatch?: number | string } = {}): Promise<SendResult> {
+    const request = this.buildRequest(input);
+    if (options.ifGenerationMatch !== undefined) {
+      request.configuration = {
+        ...request.configuration,
+        ifGenerationMatch: String(options.ifGenerationMatch),
+      };
+    }
+    return this.sendMessage(request, { signal: input.signal });
   }
 
   /** Streams a message built from `input`. */
@@ -349,7 +388,7 @@ export class A2AClient {
    * {@link A2ADeadlineError} is thrown.
    */
   waitForTask(taskId: string, options: WaitOptions = {}): Promise<Task> {
-    return waitForTask(this, taskId, options, this.options.timeoutMs ?? 60_000);
+    return waitForTask(this, taskId, options, this.options.timeoutMs ?? 60_000, this.generation);
   }
 
   /**
@@ -380,12 +419,21 @@ export class A2AClient {
   private readonly follower = {
     getTaskOnce: (id: string, signal: AbortSignal | undefined) =>
       this.call('GetTask', { id }, signal ? { signal } : {}, 1),
-    subscribeToTask: (id: string, signal: AbortSignal | undefined) =>
-      this.subscribeToTask(id, signal ? { signal } : {}),
+    subscribeToTask: (id: string, signal: AbortSignal | undefined, lastEventId?: string) =>
+      this.subscribeToTask(id, {
+        ...(signal ? { signal } : {}),
+        ...(lastEventId !== undefined ? { headers: { 'last-event-id': lastEventId } } : {}),
+      }),
+    resumes: () => this.generation,
   };
 
   /** Releases the connections of every transport this client made. */
   async close(): Promise<void> {
     await Promise.all(this.pool.all().map((t) => t.close()));
   }
+}
+
+/** True when `card` declares the a2a-kit generation extension (A2A 1.1 draft support). */
+function offersGeneration(card: AgentCard): boolean {
+  return card.capabilities?.extensions?.some((ext) => ext.uri === GENERATION_EXTENSION) === true;
 }

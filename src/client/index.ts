@@ -109,6 +109,8 @@ export {
   type CardVerificationFailure,
 } from './card-signature.js';
 export { injectTraceContext } from './tracing.js'; // observability (issue 15)
+// A2A 1.1 draft support (issue 31): the extension a client asks for, the draft's version.
+export { DRAFT_PROTOCOL_VERSION, GENERATION_EXTENSION } from '../model/draft.js';
 // The protocol errors an agent answers with, so callers can `instanceof` them (TaskNotFoundError, ...).
 export {
   A2AError,
@@ -121,6 +123,7 @@ export {
   ExtendedAgentCardNotConfiguredError,
   ExtensionSupportRequiredError,
   VersionNotSupportedError,
+  TaskGenerationMismatchError,
   ParseError,
   InvalidRequestError,
   MethodNotFoundError,

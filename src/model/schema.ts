@@ -8,6 +8,7 @@ import {
   Bytes,
   Id,
   Int32,
+  Int64,
   OneOf,
   OptId,
   RoleSchema,
@@ -79,6 +80,8 @@ export const Task = Type.Object(
     artifacts: Type.Optional(Type.Array(Artifact)),
     history: Type.Optional(Type.Array(Message)),
     metadata: Type.Optional(Struct()),
+    /** A2A 1.1 draft: the task's generation (GEN-2); only sent to a call that opted in. */
+    generation: Type.Optional(Int64()),
   },
   { $id: 'Task' },
 );
@@ -86,7 +89,14 @@ export type Task = Static<typeof Task>;
 
 /** A change of a task's status, as streamed. */
 export const TaskStatusUpdateEvent = Type.Object(
-  { taskId: Id(), contextId: Id(), status: TaskStatus, metadata: Type.Optional(Struct()) },
+  {
+    taskId: Id(),
+    contextId: Id(),
+    status: TaskStatus,
+    metadata: Type.Optional(Struct()),
+    /** A2A 1.1 draft: the task's generation after this change (GEN-2). */
+    generation: Type.Optional(Int64()),
+  },
   { $id: 'TaskStatusUpdateEvent' },
 );
 export type TaskStatusUpdateEvent = Static<typeof TaskStatusUpdateEvent>;
@@ -100,6 +110,8 @@ export const TaskArtifactUpdateEvent = Type.Object(
     append: Type.Optional(Type.Boolean()),
     lastChunk: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Struct()),
+    /** A2A 1.1 draft: the task's generation after this change (GEN-2). */
+    generation: Type.Optional(Int64()),
   },
   { $id: 'TaskArtifactUpdateEvent' },
 );
@@ -359,6 +371,8 @@ export const SendMessageConfiguration = Type.Object(
     taskPushNotificationConfig: Type.Optional(TaskPushNotificationConfig),
     historyLength: Type.Optional(Int32({ minimum: 0 })),
     returnImmediately: Type.Optional(Type.Boolean()),
+    /** A2A 1.1 draft: refuse unless the task is at this generation (GEN-4); honoured only when opted in. */
+    ifGenerationMatch: Type.Optional(Int64()),
   },
   { $id: 'SendMessageConfiguration' },
 );
@@ -388,7 +402,13 @@ export type SendMessageResponse = Static<typeof SendMessageResponse>;
 
 /** TypeBox schema of `GetTaskRequest`: validates its ProtoJSON form. */
 export const GetTaskRequest = Type.Object(
-  { tenant: OptStr(), id: Id(), historyLength: Type.Optional(Int32({ minimum: 0 })) },
+  {
+    tenant: OptStr(),
+    id: Id(),
+    historyLength: Type.Optional(Int32({ minimum: 0 })),
+    /** A2A 1.1 draft: hold the call until the task's generation passes this (GEN-3); honoured only when opted in. */
+    currentGeneration: Type.Optional(Int64()),
+  },
   { $id: 'GetTaskRequest' },
 );
 /** The GetTask request: the task's id and an optional `historyLength`. */

@@ -152,6 +152,7 @@ function createDefaultHandler(
       : {}),
     ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
+    ...(options.generation ? { generation: options.generation } : {}), // A2A 1.1 draft (issue 31)
     ...pickLimits(options.limits),
   });
 }
@@ -176,6 +177,8 @@ class A2AHttpServer implements A2AServer {
   private readonly stores: OpenedStores | undefined;
   private readonly tls: TlsConfig | undefined;
   private readonly authenticate: A2AServerOptions['authenticate'];
+  /** Answers the held long-polling GetTask calls (the DefaultRequestHandler's), at close. */
+  private readonly releaseLongPolls: (() => void) | undefined;
 
   constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
@@ -202,6 +205,15 @@ class A2AHttpServer implements A2AServer {
           : {}),
         extendedAgentCard: extendedCard !== undefined,
         compatV03: options.compatV03 !== false,
+        // A2A 1.1 draft (issue 31): the card declares the generation extension.
+        ...(options.generation
+          ? {
+              generation: {
+                advertiseDraftVersion:
+                  typeof options.generation === 'object' && options.generation.advertiseDraftVersion === true,
+              },
+            }
+          : {}),
       },
       options.publicUrl,
       options.grpc,
@@ -262,6 +274,9 @@ class A2AHttpServer implements A2AServer {
           this.push,
           obs,
         );
+    // A2A 1.1 draft (issue 31): the handler's own method, before any wrapper hides it.
+    const release = (handler as { releaseLongPolls?: () => void }).releaseLongPolls;
+    this.releaseLongPolls = release ? release.bind(handler) : undefined;
     this.handler = obs.handler(this.push ? this.push.attach(handler) : handler);
     this.served = interceptHandler(this.handler, [
       // A credential bound to tenants acts only in those (SRV-TRUST-3); only an authenticating
@@ -416,6 +431,8 @@ class A2AHttpServer implements A2AServer {
     const server = this.server;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     this.inFlight.stopStreams();
+    // A2A 1.1 draft (issue 31): held long-polling GetTask calls answer now, not after the grace.
+    this.releaseLongPolls?.();
     server?.closeIdleConnections();
     const grace = this.options.closeGraceMs ?? 5_000;
     await this.inFlight.waitIdle(grace);

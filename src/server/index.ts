@@ -85,6 +85,15 @@ export { PostgresEventBus } from '../core/event-bus/postgres.js';
 export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
 export type { RecoveryOptions } from '../core/recovery.js';
 export type { RetentionOptions, RetentionRun } from '../core/retention.js';
+// A2A 1.1 draft support (issue 31): the `generation` option and the names it negotiates with.
+export {
+  DEFAULT_EVENT_LOG_PER_TASK,
+  DEFAULT_LONG_POLL_MAX_MS,
+  DEFAULT_LONG_POLL_WAITERS_PER_PRINCIPAL,
+  DRAFT_PROTOCOL_VERSION,
+  GENERATION_EXTENSION,
+  type GenerationOptions,
+} from '../core/generation.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';

@@ -2,6 +2,7 @@
  * The options of `createA2AServer`, each documented where it is declared (its default and
  * an example), and the pieces derived from them.
  */
+import type { GenerationOptions } from '../core/generation.js';
 import type { Authenticate } from '../bindings/auth-request.js';
 import type { AgentCard } from '../model/schema.js';
 import type { ServerCallContext } from '../core/context.js';
@@ -156,6 +157,15 @@ export interface A2AServerOptions {
    * @example interruptedTimeoutMs: 10 * 60_000
    */
   interruptedTimeoutMs?: number;
+  /**
+   * A2A 1.1 draft support (dev-1.1, PR 1810): task `generation`, long-polling GetTask,
+   * `ifGenerationMatch`, exact SSE resumption with `Last-Event-ID`. Opt-in per call too: only
+   * a call with `A2A-Version: 1.1` or the extension `https://a2a-kit.dev/extensions/generation/v1`
+   * in `A2A-Extensions` sees any of it (the card declares the extension). See
+   * docs/a2a-1.1-draft.md. @default off
+   * @example generation: { longPollMaxMs: 10_000, advertiseDraftVersion: true }
+   */
+  generation?: GenerationOptions | boolean;
   /**
    * Resource bounds and the idempotency window, passed to the DefaultRequestHandler (see
    * {@link DefaultRequestHandlerOptions} for each one's meaning and default), and per-caller

@@ -6,6 +6,7 @@ import type { AgentExecutor } from '../executor.js';
 import type { PushConfigStore } from '../stores/push-config-store.js';
 import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
 import type { TaskManager } from '../task-manager.js';
+import type { GenerationSettings } from '../generation.js';
 import type { ExecutionLeases } from '../recovery.js';
 import { notFound } from './refusals.js';
 
@@ -20,6 +21,8 @@ export interface HandlerDependencies {
   readonly manager: TaskManager;
   /** Leases of running executions (crash recovery), when the store keeps them. */
   readonly leases: ExecutionLeases | undefined;
+  /** The A2A 1.1 draft support's settings; undefined when it is off (GEN-1). */
+  readonly generation: GenerationSettings | undefined;
   /** Set once close() began: new work is refused. */
   closed: boolean;
 }

@@ -16,6 +16,7 @@ import type { Executions } from './executions.js';
 import { pushConfigFor } from './push-configs.js';
 import { invalidParam, notFound, shuttingDown, terminalTask } from './refusals.js';
 import { noop } from './send-duplicates.js';
+import { generationCheck } from './generation-match.js';
 
 /** Listens to the task's events from before the agent runs: a stream, or a settlement watch. */
 export interface TaskSubscriber {
@@ -80,7 +81,12 @@ export async function startSend(
     }
     if (existing) {
       try {
-        existing = await manager.addClientMessage(scope, taskId, clientMessage);
+        existing = await manager.addClientMessage(
+          scope,
+          taskId,
+          clientMessage,
+          generationCheck(deps, request, ctx),
+        );
       } catch (error) {
         if (error instanceof IllegalTaskEventError) {
           const now = await manager.get(scope, taskId);

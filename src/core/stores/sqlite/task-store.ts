@@ -6,11 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
+import { loggedEvent, type EventRow } from '../sql/event-log.js';
 import {
   TaskVersionConflictError,
   type IdempotencyKey,
   type IdempotencyRecord,
   type InterruptedTaskRef,
+  type LoggedTaskEvent,
   type SaveChange,
   type StoredTask,
   type TaskPage,
@@ -48,6 +50,8 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
   /** Prepared ListTasks statements by SQL text (at most 16 filter combinations, times 2). */
   readonly #listStatements = new Map<string, Statement>();
   #closed = false;
+  /** GEN-5: prepared on first use (a store nobody resumes from never prepares it). */
+  #readEvents: Statement | undefined;
 
   /**
    * A store on `database` (shared with a {@link SqlitePushConfigStore} when both are given the
@@ -111,6 +115,19 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   stage(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
     return this.#staged.stage(record, expectedVersion, change);
+  }
+
+  readEvents(scope: TaskScope, taskId: string, after: number, limit: number): Promise<LoggedTaskEvent[]> {
+    try {
+      this.#readEvents ??= this.database.db.prepare(
+        `SELECT generation, state, doc FROM a2a_task_events
+         WHERE tenant = ? AND owner = ? AND task_id = ? AND generation > ? ORDER BY generation LIMIT ?`,
+      );
+      const rows = this.#readEvents.all(scope.tenant, scope.owner, taskId, after, limit) as EventRow[];
+      return Promise.resolve(rows.map(loggedEvent));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   list(query: TaskQuery): Promise<TaskPage> {
@@ -211,6 +228,9 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     const deleteConfigs = db.prepare(
       'DELETE FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ?',
     );
+    const deleteEvents = db.prepare(
+      'DELETE FROM a2a_task_events WHERE tenant = ? AND owner = ? AND task_id = ?',
+    );
     let total = 0;
     const groups = scopes.all() as { tenant: string; owner: string; state: string }[];
     for (const { tenant, owner, state } of groups) {
@@ -222,6 +242,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
           for (const row of rows) {
             if (deleteTask.run(tenant, owner, row.id, state).changes === 1) {
               deleteConfigs.run(tenant, owner, row.id);
+              deleteEvents.run(tenant, owner, row.id);
               n++;
             }
           }
