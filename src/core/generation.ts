@@ -133,11 +133,6 @@ export function stampEvent(event: StreamResponse, version: number): StreamRespon
   return event;
 }
 
-/** An SSE event id `<taskId>:<generation>` (GEN-5). */
-export function eventId(taskId: string, version: number): string {
-  return `${taskId}:${version}`;
-}
-
 /** The generation a `Last-Event-ID` names for `taskId`, or undefined when it names another task or nothing. */
 export function resumeGeneration(lastEventId: string | undefined, taskId: string): number | undefined {
   if (lastEventId === undefined) return undefined;
