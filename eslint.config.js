@@ -6,7 +6,18 @@ import tseslint from 'typescript-eslint';
 // server, agents and cli on top. A folder imports only layers below it; the bindings and the
 // client reach the core through its contracts only. Relative imports are matched as written
 // (`../../core/stores/memory.js`), so a glob `**/<folder>/**` names a folder of src/.
-const FOLDERS = ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents', 'inspector', 'cli'];
+const FOLDERS = [
+  'model',
+  'errors',
+  'core',
+  'bindings',
+  'client',
+  'bridges',
+  'server',
+  'agents',
+  'inspector',
+  'cli',
+];
 /** Wire and hosting packages: the layers under the bindings never load them. */
 const WIRE_PACKAGES = [
   '@grpc/*',
@@ -24,7 +35,8 @@ const CORE_CONTRACTS = ['context', 'executor', 'handler/request-handler', 'trace
 function layer(folder, allowed, extra = []) {
   const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
   const patterns = banned.map((f) => ({
-    group: [`**/${f}/**`],
+    // The MCP SDK's own server/ and client/ folders are no layers of ours.
+    group: [`**/${f}/**`, '!@modelcontextprotocol/sdk/**'],
     message: `src/${folder} is below src/${f} in the layers (README "Architecture") and must not import it.`,
   }));
   return {
@@ -57,6 +69,16 @@ const grpcOnDemand = (folder) => {
   ];
 };
 
+// The MCP SDK and the AI SDK are optional peers too: the CLI and the agents reach the bridges
+// with `await import(...)` (not checked by this rule) when a command asks for them.
+const bridgesOnDemand = (folder) => [
+  {
+    group: ['**/bridges/**', '@modelcontextprotocol/*', 'ai', '@ai-sdk/*'],
+    allowTypeImports: true,
+    message: `src/${folder} must not load the bridges or their SDKs at import time: use a type import, or await import(...) where they are asked for.`,
+  },
+];
+
 const layers = [
   layer('model', [], [noWire('model')]),
   layer('errors', ['model'], [noWire('errors')]),
@@ -68,10 +90,25 @@ const layers = [
     [coreContractsOnly('client'), ...grpcOnDemand('client')],
   ),
   layer('server', ['model', 'errors', 'core', 'bindings'], [...grpcOnDemand('server')]),
-  layer('agents', ['model', 'errors', 'core', 'bindings', 'client', 'server']),
+  // The bridges (MCP, AI SDK) sit on the client and the executor contract only; the CLI and
+  // the agents load them with `await import(...)`, since their libraries are optional peers.
+  layer(
+    'bridges',
+    ['model', 'errors', 'core', 'client'],
+    [coreContractsOnly('bridges'), ...grpcOnDemand('bridges')],
+  ),
+  layer(
+    'agents',
+    ['model', 'errors', 'core', 'bindings', 'client', 'bridges', 'server'],
+    [...bridgesOnDemand('agents')],
+  ),
   // The inspector drives agents through the client only; the CLI serves it (`a2a inspect`).
   layer('inspector', ['model', 'errors', 'bindings', 'client'], [...grpcOnDemand('inspector')]),
-  layer('cli', ['model', 'errors', 'core', 'bindings', 'client', 'server', 'agents', 'inspector']),
+  layer(
+    'cli',
+    ['model', 'errors', 'core', 'bindings', 'client', 'bridges', 'server', 'agents', 'inspector'],
+    [...bridgesOnDemand('cli')],
+  ),
 ];
 
 export default tseslint.config(
@@ -83,8 +120,15 @@ export default tseslint.config(
       'src/bindings/compat-v03/gen/',
       'coverage/',
       'a2a-data/',
+      // The API reference `npm run docs` generates.
+      'docs/api/',
       // Other builds benchmarked beside this one (BENCH_KIT_DIST).
       '.bench-tmp/',
+      // What the examples build or link when they run (issue 29).
+      'examples/node_modules/',
+      'examples/*/.next/',
+      'examples/*/dist/',
+      'examples/*/next-env.d.ts',
     ],
   },
   js.configs.recommended,
@@ -93,6 +137,21 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The examples and the runtime scripts run on Node, Bun, Deno or workerd: their globals.
+    files: ['examples/**/*.mjs', 'examples/**/*.js', 'test/**/*.mjs'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        Request: 'readonly',
+        Response: 'readonly',
+      },
     },
   },
   {

@@ -9,14 +9,15 @@ import console from 'node:console';
 
 const root = join(import.meta.dirname, '..');
 const DOC = 'docs/protocol-decisions.md';
-const SCAN = ['src', 'test', 'bench', 'README.md'];
-const SKIP = new Set(['node_modules', 'dist', 'gen']);
+const SCAN = ['src', 'test', 'bench', 'README.md', 'CHANGELOG.md', 'docs'];
+const SKIP = new Set(['node_modules', 'dist', 'gen', 'api']);
 const EXT = /\.(ts|mts|js|mjs|md)$/;
 
 // Settlements and gaps: D2, G12, N7. Checklist items: SRV-SEND-7, CLI-CARD-2, with the short
 // forms we write in comments: SRV-CARD-2..7 (range), SRV-JSON-1/2/6 and CLI-PUSH-1..4, 7, 8
 // (lists), SRV-REST-* or a bare SRV-EXT (the whole family).
-const DECISION = /\b[DGN]\d{1,2}\b/g;
+// The A2A 1.1 draft's settlements are GEN-1, GEN-2, ... (issue 31).
+const DECISION = /\b(?:[DGN]\d{1,2}|GEN-\d{1,2})\b/g;
 const CHECKLIST = /\b((?:SRV|CLI)-[A-Z]+)(?:-(\d+)((?:(?:\/|\.\.|, ?)\d+\b)*)|-\*|(?![-\w]))/g;
 
 function files(path) {
@@ -49,7 +50,7 @@ function citedIds(text) {
 const doc = readFileSync(join(root, DOC), 'utf8');
 // An entry is a heading (`### D2 — ...`) or a list item that starts with the bold id.
 const defined = new Set(
-  [...doc.matchAll(/^(?:#{2,4} |- \*\*)([A-Z]+(?:-[A-Z]+-\d+|\d+))\b/gm)].map((m) => m[1]),
+  [...doc.matchAll(/^(?:#{2,4} |- \*\*)([A-Z]+(?:-[A-Z]+-\d+|-\d+|\d+))\b/gm)].map((m) => m[1]),
 );
 
 const unresolved = new Map();

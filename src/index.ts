@@ -10,5 +10,5 @@ export * from './errors/index.js';
 export * from './server/index.js';
 export * from './client/index.js';
 // The echo agent as a ready example; the bench agent and the CLI's agent registry stay internal.
-export { echoExecutor, echoCard } from './agents/index.js';
-export type { BuiltInCard } from './agents/index.js';
+export { echoExecutor, echoCard } from './agents/echo.js';
+export type { BuiltInCard } from './agents/card.js';

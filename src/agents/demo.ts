@@ -11,6 +11,7 @@ import { createDeployerExecutor, deployerCard } from './deployer/deployer.js';
 import { DEMO_TOKEN, demoTokenAuthenticate } from './deployer/tokens.js';
 import { createPlannerExecutor, plannerCard } from './planner/planner.js';
 import { PlannerWebhook } from './planner/webhook.js';
+import { createThinkingPlannerExecutor, type PlannerModel } from './planner/thinking.js';
 import { createTestRunnerExecutor, testRunnerCard } from './test-runner/test-runner.js';
 
 /** Configuration of the demo agents (each uses what it needs). */
@@ -26,6 +27,8 @@ export interface DemoAgentConfig {
   deployerUrl?: string;
   /** The planner's token for the deployer. @default DEMO_TOKEN */
   deployerToken?: string;
+  /** The planner thinks with this model (an OpenAI-compatible endpoint); without it, its fixed plan. */
+  plannerModel?: PlannerModel;
 }
 
 /** A demo agent ready to host: executor, card, and the authentication its server must enforce. */
@@ -82,6 +85,17 @@ export function createDemoAgent(name: DemoAgentName, config: DemoAgentConfig): D
         authenticate: demoTokenAuthenticate,
       };
     case 'planner': {
+      if (config.plannerModel) {
+        return {
+          executor: createThinkingPlannerExecutor({
+            model: config.plannerModel,
+            testRunnerUrl: config.testRunnerUrl ?? `http://127.0.0.1:${DEMO_PORTS['test-runner']}`,
+            deployerUrl: config.deployerUrl ?? `http://127.0.0.1:${DEMO_PORTS.deployer}`,
+            deployerToken: config.deployerToken ?? DEMO_TOKEN,
+          }),
+          card: plannerCard,
+        };
+      }
       // Its own webhook, a route on its own server, where the test-runner pushes updates.
       const webhook = new PlannerWebhook();
       return {

@@ -49,6 +49,7 @@ export class HeaderMap {
     return this.#values.get(name.toLowerCase()) ?? [];
   }
 
+  /** Whether a header named `name` (any case) was sent. */
   has(name: string): boolean {
     return this.#values.has(name.toLowerCase());
   }

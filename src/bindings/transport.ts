@@ -39,28 +39,39 @@ export interface CallOptions {
 export interface Transport {
   /** `JSONRPC`, `HTTP+JSON` or `GRPC`. */
   readonly binding: string;
+  /** SendMessage: sends a message; answers with the task, or with the agent's direct Message. */
   sendMessage(request: SendMessageRequest, options?: CallOptions): Promise<SendMessageResponse>;
+  /** SendStreamingMessage: sends a message and streams what follows (the task, then its updates). */
   sendStreamingMessage(request: SendMessageRequest, options?: CallOptions): AsyncIterable<StreamResponse>;
+  /** GetTask: the task as stored, its history cut to `historyLength` when given. */
   getTask(request: GetTaskRequest, options?: CallOptions): Promise<Task>;
+  /** ListTasks: one page of the caller's tasks, newest first. */
   listTasks(request: ListTasksRequest, options?: CallOptions): Promise<ListTasksResponse>;
+  /** CancelTask: cancels the task and answers with it. */
   cancelTask(request: CancelTaskRequest, options?: CallOptions): Promise<Task>;
+  /** SubscribeToTask: streams the task (as it is now) and its updates from then on. */
   subscribeToTask(request: SubscribeToTaskRequest, options?: CallOptions): AsyncIterable<StreamResponse>;
+  /** CreateTaskPushNotificationConfig: stores a push config for a task. */
   createTaskPushNotificationConfig(
     request: TaskPushNotificationConfig,
     options?: CallOptions,
   ): Promise<TaskPushNotificationConfig>;
+  /** GetTaskPushNotificationConfig: one push config of a task. */
   getTaskPushNotificationConfig(
     request: GetTaskPushNotificationConfigRequest,
     options?: CallOptions,
   ): Promise<TaskPushNotificationConfig>;
+  /** ListTaskPushNotificationConfigs: a page of a task's push configs. */
   listTaskPushNotificationConfigs(
     request: ListTaskPushNotificationConfigsRequest,
     options?: CallOptions,
   ): Promise<ListTaskPushNotificationConfigsResponse>;
+  /** DeleteTaskPushNotificationConfig: deletes one push config of a task. */
   deleteTaskPushNotificationConfig(
     request: DeleteTaskPushNotificationConfigRequest,
     options?: CallOptions,
   ): Promise<Empty>;
+  /** GetExtendedAgentCard: the extended card, for this caller. */
   getExtendedAgentCard(request: GetExtendedAgentCardRequest, options?: CallOptions): Promise<AgentCard>;
   /** Releases connections (gRPC channels). */
   close(): Promise<void>;

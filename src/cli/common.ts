@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { A2AClient, type A2AClientOptions } from '../client/client.js';
 import { AgentCardResolver } from '../client/card-resolver.js';
+import type { VerifiedCardJson } from '../client/card-signature.js';
 import { bindingName, type BindingName } from '../client/binding-selection.js';
 import { A2AError } from '../errors/a2a-error.js';
 import {
@@ -169,7 +170,7 @@ export function clientOptions(opts: ConnectionOptions): A2AClientOptions {
 export async function fetchCard(
   url: string,
   opts: ConnectionOptions,
-  verify?: (card: AgentCard, raw: unknown) => Promise<void>,
+  verify?: (card: AgentCard, raw: unknown) => Promise<void | VerifiedCardJson>,
 ): Promise<{ card: AgentCard; notes: string[] }> {
   const options = clientOptions(opts);
   const headers = { ...options.headers };

@@ -7,6 +7,7 @@ import { registerDemoCommand } from './demo/demo.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { registerServeCommand } from './serve.js';
 import { registerInspectCommand } from './inspect.js';
+import { registerMcpCommand } from './mcp.js';
 
 const EXAMPLES = `
 Examples:
@@ -18,7 +19,9 @@ Examples:
   $ a2a push listen --card 127.0.0.1:41241     receive signed push notifications (prints the URL)
   $ a2a push set 127.0.0.1:41241 TASK URL      have the agent post a task's updates to URL
   $ a2a inspect 127.0.0.1:41241                look inside an agent from a browser
-  $ a2a serve --exec "tr a-z A-Z" --port 0     any command as an agent`;
+  $ a2a serve --exec "tr a-z A-Z" --port 0     any command as an agent
+  $ a2a mcp 127.0.0.1:41241                    an agent as an MCP server (stdio; --http for HTTP)
+  $ a2a serve --mcp "node server.js"           an MCP server's tools as an agent`;
 
 /** Builds the `a2a` program with every command registered. */
 function buildProgram(): Command {
@@ -34,6 +37,7 @@ function buildProgram(): Command {
   registerClientCommands(program);
   registerDemoCommand(program);
   registerInspectCommand(program);
+  registerMcpCommand(program);
   return program;
 }
 

@@ -12,7 +12,7 @@ import pc from 'picocolors';
 import { textOf } from '../client/artifacts.js';
 import { statusOf, type StreamEvent } from '../client/client.js';
 import { createPushReceiver, type PushNotificationInfo } from '../client/push-receiver.js';
-import { pushJwksUrlOf } from '../client/push-signature.js';
+import { agentOriginsOf, pushJwksOnAgentOrigin, pushJwksUrlOf } from '../client/push-signature.js';
 import { isTerminalState, type TaskState } from '../model/enums.js';
 import { UsageError, fail, fetchCard, normalizeUrl, parseDuration, type ClientCommandIO } from './common.js';
 import { EXIT, exitCodeOfState } from './exit-codes.js';
@@ -81,10 +81,14 @@ async function jwksOf(opts: ListenOptions): Promise<string | undefined> {
   if (opts.jwks && opts.card) throw new UsageError('give --jwks or --card, not both');
   if (opts.jwks) return normalizeUrl(opts.jwks);
   if (!opts.card) return undefined;
-  const { card } = await fetchCard(normalizeUrl(opts.card), {});
-  const jwks = pushJwksUrlOf(card);
-  if (!jwks) throw new UsageError(`${card.name}'s card names no push JWKS: it does not sign notifications`);
-  return jwks;
+  const cardUrl = normalizeUrl(opts.card);
+  const { card } = await fetchCard(cardUrl, {});
+  if (!pushJwksUrlOf(card))
+    throw new UsageError(`${card.name}'s card names no push JWKS: it does not sign notifications`);
+  // Only from the agent's own origin: a card must not make this command GET any address.
+  const checked = pushJwksOnAgentOrigin(card, agentOriginsOf(card, cardUrl));
+  if ('refused' in checked) throw new UsageError(`${checked.refused}; give --jwks URL to trust it`);
+  return checked.jwks;
 }
 
 /** Runs the receiver until a signal, `--timeout` or (with `--exit-on-terminal`) a final state. */

@@ -95,6 +95,8 @@ export class EventPrinter {
   readonly artifacts = new ArtifactAssembler();
   /** The artifact whose text is being written on the current line. */
   private growing: string | undefined;
+  /** The text of each artifact shown so far (as many entries as the assembler holds artifacts). */
+  private readonly shown = new Map<string, string>();
   constructor(
     private readonly io: ClientCommandIO,
     private readonly json: boolean,
@@ -132,18 +134,35 @@ export class EventPrinter {
       case 'artifactUpdate': {
         const update = event.artifactUpdate;
         const whole = this.artifacts.apply(update);
-        const label = whole.name ?? whole.artifactId;
-        const chunkText = textOf(update.artifact);
+        const id = whole.artifactId;
+        const label = whole.name ?? id;
+        // Show what the assembler holds: the assembled text past what is already on screen.
+        // A server that resends the whole artifact on its last chunk (ADK does) adds nothing
+        // then; a replacement that starts over is printed whole (issue 29).
+        const shown = this.shown.get(id);
+        let fresh: string | undefined;
+        let wholeText: string;
+        if (update.append && shown !== undefined) {
+          // An append adds its own text: no join or compare of everything shown on each chunk.
+          fresh = textOf(update.artifact);
+          wholeText = shown + fresh;
+        } else {
+          wholeText = textOf(whole);
+          fresh =
+            shown !== undefined && wholeText.startsWith(shown) ? wholeText.slice(shown.length) : undefined;
+        }
+        this.shown.set(id, wholeText);
         const hasOther = update.artifact.parts.some((p) => p.text === undefined);
-        if (this.growing === whole.artifactId && update.append) {
-          (this.io.write ?? this.io.out)(chunkText);
+        if (this.growing === id && fresh !== undefined) {
+          if (fresh) (this.io.write ?? this.io.out)(fresh);
         } else {
           this.endLine();
-          if (chunkText && this.io.write) {
-            this.io.write(`${pc.cyan(`[${label}]`)} ${chunkText}`);
-            this.growing = whole.artifactId;
-          } else if (chunkText) this.io.out(`${pc.cyan(`[${label}]`)} ${chunkText}`);
-          else this.io.out(pc.cyan(`[${label}]`));
+          const text = fresh ?? wholeText;
+          if (text && this.io.write) {
+            this.io.write(`${pc.cyan(`[${label}]`)} ${text}`);
+            this.growing = id;
+          } else if (text) this.io.out(`${pc.cyan(`[${label}]`)} ${text}`);
+          else if (fresh === undefined || hasOther) this.io.out(pc.cyan(`[${label}]`));
         }
         if (hasOther) {
           this.endLine();

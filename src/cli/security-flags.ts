@@ -8,7 +8,13 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { JSONWebKeySet, JWK } from 'jose';
-import { AgentCardSignatureError, verifyAgentCard, type CardVerification } from '../client/card-signature.js';
+import {
+  AgentCardSignatureError,
+  verifyAgentCard,
+  verifiedCardJson,
+  type CardVerification,
+  type VerifiedCardJson,
+} from '../client/card-signature.js';
 import type { AgentCard } from '../model/schema.js';
 import {
   createApiKeyAuthenticator,
@@ -169,7 +175,7 @@ export function addCardVerifyFlags(command: Command): Command {
 export function cardVerifyHook(
   flags: CardVerifyFlags,
   onVerified: (result: Extract<CardVerification, { ok: true }>) => void,
-): ((card: AgentCard, raw: unknown) => Promise<void>) | undefined {
+): ((card: AgentCard, raw: unknown) => Promise<VerifiedCardJson>) | undefined {
   if (!flags.verify) {
     if (flags.jwks !== undefined || flags.key !== undefined)
       throw new Error('--jwks and --key need --verify');
@@ -185,6 +191,7 @@ export function cardVerifyHook(
     );
     if (!result.ok) throw new AgentCardSignatureError(result);
     onVerified(result);
+    return verifiedCardJson(result, raw); // the card shown is the signed one (CLI-SIGN-4)
   };
 }
 

@@ -15,6 +15,7 @@ import { createLogger } from '../server/observability/logging.js';
 import { addServeSecurityFlags, serveSecurityOptions, type ServeSecurityFlags } from './security-flags.js';
 import { defaultDataDir } from './demo/data-dir.js';
 import { execCard, execExecutor } from './serve-exec.js';
+import { openMcpAgent } from './serve-mcp.js';
 
 /** Default port of `a2a serve` (the A2A samples' customary port). */
 export const DEFAULT_PORT = 41241;
@@ -33,6 +34,10 @@ export interface ServeOptions extends ServeSecurityFlags {
   publicUrl?: string;
   /** Run this shell command for each message instead of a built-in agent. */
   exec?: string;
+  /** Serve the tools of the MCP server this command starts (stdio). */
+  mcp?: string;
+  /** Serve the tools of the MCP server at this Streamable HTTP URL. */
+  mcpUrl?: string;
   /** Demo agents: where data goes. */
   dataDir?: string;
   /** test-runner: the test command and time limit. */
@@ -42,6 +47,10 @@ export interface ServeOptions extends ServeSecurityFlags {
   testRunnerUrl?: string;
   deployerUrl?: string;
   deployerToken?: string;
+  /** planner: think with the model at this OpenAI-compatible base URL (with `model`). */
+  modelUrl?: string;
+  /** planner: the model's name at `modelUrl`. */
+  model?: string;
   /** pino level; `silent` turns logs off. @default 'info' */
   logLevel?: string;
   /** `pretty` or `json`. @default pretty on a terminal, json otherwise */
@@ -91,17 +100,44 @@ function parsePort(value: string): number {
 
 /** Starts a built-in agent and resolves once it listens. */
 export async function startBuiltInAgent(options: ServeOptions): Promise<RunningAgent> {
+  if ((options.modelUrl !== undefined || options.model !== undefined) && options.agent !== 'planner') {
+    throw new Error('unsupported use of --model-url and --model: they are for --agent planner');
+  }
   if (options.exec) return hostAgent(execExecutor(options.exec), execCard(options.exec), options);
+  if (options.mcp !== undefined || options.mcpUrl !== undefined) return hostMcpAgent(options);
   if (isDemoAgent(options.agent)) {
     const demo = createDemoAgent(options.agent, demoConfig(options));
     return hostAgent(demo.executor, demo.card, options, demo.authenticate, demo);
   }
-  const agent = builtInAgents[options.agent];
+  const agent = Object.hasOwn(builtInAgents, options.agent) ? builtInAgents[options.agent] : undefined;
   if (!agent) {
     const names = agentNames().join(', ');
     throw new Error(`unknown agent "${options.agent}" (built-in agents: ${names})`);
   }
   return hostAgent(agent.executor, agent.card, options);
+}
+
+/** Hosts the tools of an MCP server (`--mcp` / `--mcp-url`); closing the agent closes the MCP client. */
+async function hostMcpAgent(options: ServeOptions): Promise<RunningAgent> {
+  if (options.mcp !== undefined && options.mcpUrl !== undefined)
+    throw new Error('unsupported combination of --mcp and --mcp-url: use one');
+  const mcp = await openMcpAgent(
+    options.mcpUrl !== undefined ? { url: options.mcpUrl } : { command: options.mcp! },
+  );
+  let running: RunningAgent;
+  try {
+    running = await hostAgent(mcp.executor, mcp.card, options);
+  } catch (error) {
+    await mcp.close();
+    throw error;
+  }
+  return {
+    ...running,
+    async close() {
+      await running.close();
+      await mcp.close();
+    },
+  };
 }
 
 function demoConfig(options: ServeOptions): DemoAgentConfig {
@@ -112,7 +148,17 @@ function demoConfig(options: ServeOptions): DemoAgentConfig {
     ...(options.testRunnerUrl ? { testRunnerUrl: options.testRunnerUrl } : {}),
     ...(options.deployerUrl ? { deployerUrl: options.deployerUrl } : {}),
     ...(options.deployerToken ? { deployerToken: options.deployerToken } : {}),
+    ...(plannerModel(options) ?? {}),
   };
+}
+
+/** `--model-url` with `--model` (and the key in $A2A_MODEL_API_KEY): the planner's model. */
+function plannerModel(options: ServeOptions): Pick<DemoAgentConfig, 'plannerModel'> | undefined {
+  if (options.modelUrl === undefined && options.model === undefined) return undefined;
+  if (!options.modelUrl || !options.model)
+    throw new Error('unsupported use of --model-url or --model alone: they go together');
+  const apiKey = process.env.A2A_MODEL_API_KEY;
+  return { plannerModel: { url: options.modelUrl, model: options.model, ...(apiKey ? { apiKey } : {}) } };
 }
 
 /** Every agent `a2a serve --agent` can run. */
@@ -190,7 +236,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   const running = await startBuiltInAgent(options);
   const grpc = running.grpcPort !== undefined ? `, grpc: ${options.host}:${running.grpcPort}` : '';
   process.stdout.write(
-    `a2a-kit: ${options.exec ? 'exec' : options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
+    `a2a-kit: ${options.exec ? 'exec' : options.mcp !== undefined || options.mcpUrl !== undefined ? 'mcp' : options.agent} agent at ${running.url} (card: ${running.cardUrl}${grpc})\n`,
   );
   await new Promise<void>((resolve) => {
     let closing = false;
@@ -246,12 +292,19 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--public-url <url>', 'base URL to advertise on the card (behind a proxy)')
     .option('--exec <cmd>', 'serve a shell command as an agent: message on stdin, stdout streamed back')
+    .option('--mcp <cmd>', "serve an MCP server's tools as an agent: the command that starts it (stdio)")
+    .option('--mcp-url <url>', 'serve the tools of the MCP server at this Streamable HTTP URL as an agent')
     .option('--data-dir <dir>', 'demo agents: where releases and the sample repository live')
     .option('--test-command <cmd>', 'test-runner: the command that runs the tests', 'node --test')
     .option('--time-limit <ms>', 'test-runner: time limit of one test run, ms', parsePositive)
     .option('--test-runner-url <url>', 'planner: base URL of the test-runner')
     .option('--deployer-url <url>', 'planner: base URL of the deployer')
     .option('--deployer-token <token>', 'planner: bearer token for the deployer')
+    .option(
+      '--model-url <url>',
+      'planner: decide with the model at this OpenAI-compatible base URL (key in $A2A_MODEL_API_KEY)',
+    )
+    .option('--model <name>', 'planner: the model name at --model-url')
     .option('--no-push', 'turn push notifications off (on by default)')
     .option(
       '--push-allow-host <host>',
@@ -273,6 +326,8 @@ Examples:
   $ a2a serve --agent bench --port 0 --store memory
   $ a2a serve --agent bench --push-allow-host 127.0.0.1 --push-allow-http   (webhooks to a local a2a push listen)
   $ a2a serve --exec "tr a-z A-Z"
+  $ a2a serve --mcp "npx -y @modelcontextprotocol/server-everything"
+  $ a2a serve --mcp-url http://127.0.0.1:8808/mcp
 `,
   );
   addServeSecurityFlags(serve).action(async (opts: ServeOptions) => {

@@ -5,9 +5,8 @@
  */
 import { A2AError } from '../errors/index.js';
 import type { A2AMethod } from '../model/operations.js';
-import type { AgentCard } from '../model/schema.js';
 import type { ResponseOf } from '../bindings/transport.js';
-import type { AuthHandler } from './auth.js';
+import type { AuthContext, AuthHandler } from './auth.js';
 import {
   openStream,
   reopenBeforeFirstEvent,
@@ -16,13 +15,13 @@ import {
   type ClientInterceptor,
 } from './interceptor.js';
 
-/** Adds `auth`'s credentials to every attempt; `card` gives the card its schemes are read from. */
-export function credentialsInterceptor(
-  auth: AuthHandler,
-  card: () => AgentCard | undefined,
-): ClientInterceptor {
+/** The cards an auth handler is told about: the one in use and, when its signature was checked, that one. */
+export type AuthCards = () => Omit<AuthContext, 'method'>;
+
+/** Adds `auth`'s credentials to every attempt; `cards` gives the card its schemes are read from. */
+export function credentialsInterceptor(auth: AuthHandler, cards: AuthCards): ClientInterceptor {
   return (next) => async (call) => {
-    const creds = await auth.credentials({ card: card(), method: call.method });
+    const creds = await auth.credentials({ ...cards(), method: call.method });
     const options = { ...call.options, headers: { ...call.options.headers, ...creds.headers } };
     if (creds.query) options.query = { ...options.query, ...creds.query };
     return next({ ...call, options });
@@ -33,12 +32,12 @@ export function credentialsInterceptor(
  * After an `Unauthenticated` answer, sends the call once more when `auth.onUnauthorized`
  * returns true. A stream is sent again only when it failed before its first event.
  */
-export function reauthInterceptor(auth: AuthHandler, card: () => AgentCard | undefined): ClientInterceptor {
+export function reauthInterceptor(auth: AuthHandler, cards: AuthCards): ClientInterceptor {
   const mayRetry = async (error: unknown, method: A2AMethod): Promise<boolean> =>
     error instanceof A2AError &&
     error.code === 'Unauthenticated' &&
     !!auth.onUnauthorized &&
-    (await auth.onUnauthorized({ card: card(), method }));
+    (await auth.onUnauthorized({ ...cards(), method }));
   return (next) =>
     <M extends A2AMethod>(call: ClientCall<M>): Promise<ResponseOf<M>> => {
       if (!auth.onUnauthorized) return next(call);

@@ -15,12 +15,19 @@ export interface RequestCredentials {
 export interface AuthContext {
   /** The agent's card, when the client was connected from one. */
   card?: AgentCard;
+  /**
+   * The public card when its signature was verified on the way in (the resolver's `verify`
+   * hook) and it was built from the signed payload: the only card whose URLs may be sent a
+   * secret the operator did not point at them (CLI-SIGN-4).
+   */
+  verifiedCard?: AgentCard;
   /** The A2A method being called. */
   method: string;
 }
 
 /** Supplies credentials per request. */
 export interface AuthHandler {
+  /** The credentials to send on this call (headers, query parameters or cookies). */
   credentials(ctx: AuthContext): Promise<RequestCredentials>;
   /** Called after a 401 / UNAUTHENTICATED; return true to have the call retried once. */
   onUnauthorized?(ctx: AuthContext): Promise<boolean>;
@@ -71,7 +78,11 @@ export function bearerAuth(token: string | (() => string | Promise<string>)): Au
 export interface ClientCredentialsOptions {
   clientId: string;
   clientSecret: string;
-  /** Token endpoint; read from the card's clientCredentials flow when absent. */
+  /**
+   * Token endpoint. When absent, the clientCredentials flow of the card is used only if the
+   * card's signature was verified (`AuthContext.verifiedCard`): an unverified card could name
+   * any URL and receive the client secret (CLI-AUTH-2).
+   */
   tokenUrl?: string;
   scopes?: string[];
   /** @default globalThis.fetch */
@@ -92,19 +103,19 @@ export function oauth2ClientCredentials(options: ClientCredentialsOptions): Auth
   let pending: Promise<string> | undefined;
   let fetched = 0;
 
-  const tokenUrlOf = (card?: AgentCard): string => {
-    if (options.tokenUrl) return options.tokenUrl;
-    for (const s of Object.values(card?.securitySchemes ?? {})) {
-      const url = s.oauth2SecurityScheme?.flows.clientCredentials?.tokenUrl;
-      if (url) return url;
-    }
-    throw new Error(
-      'oauth2ClientCredentials: no tokenUrl given and the card declares no clientCredentials flow',
-    );
-  };
+  const tokenUrlOf = (ctx: AuthContext): string | undefined =>
+    options.tokenUrl ?? (ctx.verifiedCard ? clientCredentialsTokenUrl(ctx.verifiedCard) : undefined);
 
-  const fetchToken = async (card?: AgentCard): Promise<string> => {
-    const url = tokenUrlOf(card);
+  const fetchToken = async (ctx: AuthContext): Promise<string> => {
+    const url = tokenUrlOf(ctx);
+    if (!url) {
+      throw new Error(
+        ctx.card && clientCredentialsTokenUrl(ctx.card)
+          ? 'oauth2ClientCredentials: no tokenUrl given, and the card naming one is not verified; ' +
+              'give tokenUrl, or check the card with a verify hook (cardSignatureVerifier) so its token URL may be used'
+          : 'oauth2ClientCredentials: no tokenUrl given and no verified card declares a clientCredentials flow',
+      );
+    }
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (options.scopes?.length) form.set('scope', options.scopes.join(' '));
     const basic = Buffer.from(
@@ -155,8 +166,10 @@ export function oauth2ClientCredentials(options: ClientCredentialsOptions): Auth
     },
     async credentials(ctx) {
       let token = cached && cached.expiresAt > Date.now() ? cached.token : undefined;
+      // The public card is fetched before any card is known: it goes without a token then.
+      if (!token && ctx.method === 'GetAgentCard' && !tokenUrlOf(ctx)) return {};
       if (!token) {
-        pending ??= fetchToken(ctx.card).finally(() => (pending = undefined));
+        pending ??= fetchToken(ctx).finally(() => (pending = undefined));
         token = await pending;
       }
       return { headers: { authorization: `Bearer ${token}` } };
@@ -166,6 +179,15 @@ export function oauth2ClientCredentials(options: ClientCredentialsOptions): Auth
       return true;
     },
   };
+}
+
+/** The token URL of the first clientCredentials flow among the card's schemes. */
+export function clientCredentialsTokenUrl(card: AgentCard): string | undefined {
+  for (const s of Object.values(card.securitySchemes ?? {})) {
+    const url = s.oauth2SecurityScheme?.flows.clientCredentials?.tokenUrl;
+    if (url) return url;
+  }
+  return undefined;
 }
 
 /** Wraps a function as an auth handler (signing requests, reading a vault...). */

@@ -7,6 +7,8 @@ import type { AgentCard } from '../model/schema.js';
 import { parseJson } from '../bindings/http/decode.js';
 import { A2ATimeoutError, A2ATransportError, networkCode } from '../errors/client-errors.js';
 import { parseAgentCard } from '../bindings/card-parse.js';
+import type { VerifiedCardJson } from './card-signature.js';
+import { PROTOCOL_VERSION } from '../model/operations.js';
 
 /** Path of the public card (spec §8.2). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -27,9 +29,11 @@ export interface CardResolverOptions {
   legacyFallback?: boolean;
   /**
    * Checks a card before it is trusted (e.g. its JWS signatures); throw to reject it.
-   * Receives the validated card and the JSON exactly as parsed.
+   * Receives the validated card and the JSON exactly as parsed. A hook that checked a
+   * signature returns the signed JSON ({@link VerifiedCardJson}, as `cardSignatureVerifier`
+   * does): the card is then built from that alone and marked `verified` (CLI-SIGN-4).
    */
-  verify?: (card: AgentCard, rawJson: unknown) => Promise<void>;
+  verify?: (card: AgentCard, rawJson: unknown) => Promise<void | VerifiedCardJson>;
 }
 
 /** A resolved card and how it was obtained. */
@@ -41,6 +45,11 @@ export interface ResolvedCard {
   notes: string[];
   /** `cache`: fresh in memory; `revalidated`: the server answered 304; `network`: fetched. */
   source: 'cache' | 'revalidated' | 'network';
+  /**
+   * True when the `verify` hook checked the card's signature and the card was built from the
+   * signed payload only: the card's URLs (token URL, interfaces) are the signer's.
+   */
+  verified: boolean;
 }
 
 interface CacheEntry {
@@ -106,7 +115,13 @@ export class AgentCardResolver {
     if (cached && !options.noCache && cached.expiresAt > now) {
       return { ...cached.resolved, source: 'cache' };
     }
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+    // Spec 3.6.1: A2A-Version on every request. A server that serves v0.3 and v1.0 at one URL
+    // reads a missing header as v0.3 and would answer with its v0.3 card (issue 29).
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'a2a-version': PROTOCOL_VERSION,
+      ...this.options.headers,
+    };
     if (cached?.etag) headers['if-none-match'] = cached.etag;
     if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
     // fetch adds `cache-control: no-cache` to conditional requests, which makes servers skip
@@ -126,9 +141,17 @@ export class AgentCardResolver {
       });
     }
     const raw = parseJson(text, `agent card at ${cardUrl}`);
-    const card = parseAgentCard(raw, cardUrl, notes);
-    if (this.options.verify) await this.options.verify(card, raw);
-    const resolved: ResolvedCard = { card, url: cardUrl, notes, source: 'network' };
+    const notesBefore = notes.length;
+    let card = parseAgentCard(raw, cardUrl, notes);
+    let verified = false;
+    const checked = this.options.verify ? await this.options.verify(card, raw) : undefined;
+    if (checked) {
+      // Only what the signature covers: a field added to the served JSON after signing is gone.
+      notes.length = notesBefore;
+      card = parseAgentCard(checked.verifiedJson, cardUrl, notes);
+      verified = true;
+    }
+    const resolved: ResolvedCard = { card, url: cardUrl, notes, source: 'network', verified };
     const cache = cachePolicy(response.headers, this.options.defaultTtlMs ?? 300_000);
     if (cache.store) {
       this.cache.set(cardUrl, {

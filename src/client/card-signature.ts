@@ -54,6 +54,11 @@ export type CardVerification =
       readonly alg: string;
       /** Which reading of the card matched (N12). */
       readonly form: CardPayloadForm;
+      /**
+       * The card the signature covers, without `signatures` (CLI-SIGN-4): build the card from this,
+       * never from the received JSON, which may carry fields added after signing.
+       */
+      readonly payload: Record<string, unknown>;
     }
   | {
       readonly ok: false;
@@ -96,10 +101,11 @@ export async function verifyAgentCard(
   const signatures = (card as { signatures?: unknown }).signatures;
   if (!Array.isArray(signatures) || signatures.length === 0)
     return fail('unsigned', 'the card has no signatures');
-  let candidates: { form: CardPayloadForm; payload: string }[];
+  let candidates: { form: CardPayloadForm; value: Record<string, unknown>; payload: string }[];
   try {
     candidates = cardPayloadCandidates(card as Record<string, unknown>).map((c) => ({
       form: c.form,
+      value: c.value,
       payload: base64url.encode(new TextEncoder().encode(c.payload)),
     }));
   } catch (error) {
@@ -158,6 +164,8 @@ export async function verifyAgentCard(
           kid: header.kid,
           alg: header.alg,
           form: candidate.form,
+          // A copy through JSON, so that later changes to the received object cannot reach it.
+          payload: JSON.parse(JSON.stringify(candidate.value)) as Record<string, unknown>,
         };
       } catch (error) {
         const code = (error as { code?: string }).code;
@@ -236,17 +244,34 @@ function keyResolver(
 
 /**
  * A ready-made `verify` hook for {@link AgentCardResolver}: rejects a card that does not carry
- * a signature verifying against the trusted keys (CLI-SIGN-1).
+ * a signature verifying against the trusted keys (CLI-SIGN-1), and hands the resolver the
+ * signed payload, from which it builds the card (CLI-SIGN-4).
  * @example new AgentCardResolver({ verify: cardSignatureVerifier({ jwks: 'https://keys.example.com/jwks.json' }) })
  */
 export function cardSignatureVerifier(
   options: VerifyAgentCardOptions,
-): (card: AgentCard, rawJson: unknown) => Promise<void> {
+): (card: AgentCard, rawJson: unknown) => Promise<VerifiedCardJson> {
   if (!options.keys && !options.jwks && !options.trustJku) {
     throw new Error('cardSignatureVerifier needs keys, jwks or trustJku');
   }
   return async (_card, rawJson) => {
     const result = await verifyAgentCard(rawJson, options);
     if (!result.ok) throw new AgentCardSignatureError(result);
+    return verifiedCardJson(result, rawJson);
   };
+}
+
+/** What a `verify` hook returns for a card whose signature it checked: the JSON to build it from. */
+export interface VerifiedCardJson {
+  /** The signed payload with the received `signatures` put back (they are not covered). */
+  readonly verifiedJson: Record<string, unknown>;
+}
+
+/** The hook result for a successful verification of `rawJson`. */
+export function verifiedCardJson(
+  result: Extract<CardVerification, { ok: true }>,
+  rawJson: unknown,
+): VerifiedCardJson {
+  const signatures = (rawJson as { signatures?: unknown }).signatures;
+  return { verifiedJson: { ...result.payload, signatures } };
 }

@@ -30,6 +30,7 @@ import { transportOptions, type A2AClientOptions, type FollowOptions, type WaitO
 import { buildSendRequest, type SendInput } from './send-builder.js';
 import { toSendResult, toStreamEvent, type SendResult, type StreamEvent } from './stream-events.js';
 import { followEvents, waitForTask } from './follow.js';
+import { GENERATION_EXTENSION } from '../model/draft.js';
 
 // The client's public companions, importable from here as before the split.
 export type { A2AClientOptions, FollowOptions, WaitOptions } from './options.js';
@@ -81,6 +82,8 @@ export class A2AClient {
   /** The interceptor chain every call runs through. */
   private readonly run: ClientNext;
   private publicCard: AgentCard | undefined;
+  /** Whether the public card was built from a verified signed payload. */
+  private publicCardVerified = false;
   private extended: { card: AgentCard; publicVersion: string | undefined } | undefined;
   private cardSource: { resolver: AgentCardResolver; url: string } | undefined;
 
@@ -92,7 +95,10 @@ export class A2AClient {
     this.pool = new InterfacePool(transport);
     this.publicCard = card;
     this.auth = authHandlerOf(options.auth);
-    const currentCard = () => this.card;
+    const currentCard = () => ({
+      card: this.card,
+      ...(this.publicCardVerified && this.publicCard ? { verifiedCard: this.publicCard } : {}),
+    });
     // Outermost first: a retry repeats a whole failover round; re-authentication sends the
     // call once more from the interface in use; each attempt gets fresh credentials.
     const chain: ClientInterceptor[] = [retryInterceptor(options.retry)];
@@ -114,6 +120,7 @@ export class A2AClient {
   ): Promise<ConnectedA2AClient> {
     let card: AgentCard;
     let resolver: AgentCardResolver | undefined;
+    let verified = false;
     if (typeof urlOrCard === 'string') {
       resolver =
         options.resolver ??
@@ -122,12 +129,21 @@ export class A2AClient {
           ...options.card,
           headers: await cardFetchHeaders(options),
         });
-      card = (await resolver.resolve(urlOrCard)).card;
+      ({ card, verified } = await resolver.resolve(urlOrCard));
     } else card = urlOrCard;
+    // A2A 1.1 draft: ask for the generation extension when the agent offers it.
+    if (
+      options.generation !== false &&
+      offersGeneration(card) &&
+      !options.extensions?.includes(GENERATION_EXTENSION)
+    ) {
+      options = { ...options, extensions: [...(options.extensions ?? []), GENERATION_EXTENSION] };
+    }
     const compatV03 = options.compatV03 !== false;
     const factory = transportOptions(options);
     const iface = selectInterface(card, options.bindings, compatV03);
     const client = new A2AClient(await createTransport(iface, factory), card, options);
+    client.publicCardVerified = verified;
     if (options.failover !== false) {
       client.pool = new InterfacePool(
         client.pool.transport,
@@ -137,6 +153,15 @@ export class A2AClient {
     }
     if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };
     return client as ConnectedA2AClient;
+  }
+
+  /**
+   * True when this client asks for the A2A 1.1 draft's generation (the agent's card declares
+   * the a2a-kit generation extension and `generation` was not turned off): tasks and events then
+   * carry `generation`, GetTask can long-poll and streams resume exactly.
+   */
+  get generation(): boolean {
+    return this.options.extensions?.includes(GENERATION_EXTENSION) === true;
   }
 
   /** The transport in use: after a fallback (CLI-CARD-5), the one that last answered. */
@@ -167,8 +192,9 @@ export class A2AClient {
     options: { signal?: AbortSignal; noCache?: boolean } = {},
   ): Promise<AgentCard | undefined> {
     if (!this.cardSource) return this.card;
-    const fresh = (await this.cardSource.resolver.resolve(this.cardSource.url, options)).card;
+    const { card: fresh, verified } = await this.cardSource.resolver.resolve(this.cardSource.url, options);
     this.publicCard = fresh;
+    this.publicCardVerified = verified;
     if (this.extended && this.extended.publicVersion !== fresh.version) this.extended = undefined;
     return this.card;
   }
@@ -234,14 +260,26 @@ export class A2AClient {
     return this.callStream('SubscribeToTask', { id: taskId }, options);
   }
 
-  getTask(taskId: string, options: CallOptions & { historyLength?: number } = {}): Promise<Task> {
+  /**
+   * GetTask. `waitPastGeneration` (A2A 1.1 draft, with {@link generation}): the server holds
+   * the call until the task's generation is above it, or its bound passes (then the task as
+   * it is comes back).
+   */
+  getTask(
+    taskId: string,
+    options: CallOptions & { historyLength?: number; waitPastGeneration?: number | string } = {},
+  ): Promise<Task> {
     const request = {
       id: taskId,
       ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}),
+      ...(options.waitPastGeneration !== undefined
+        ? { currentGeneration: String(options.waitPastGeneration) }
+        : {}),
     };
     return this.call('GetTask', request, options);
   }
 
+  /** ListTasks: one page of the caller's tasks, newest first. */
   listTasks(request: ListTasksRequest = {}, options: CallOptions = {}): Promise<ListTasksResponse> {
     return this.call('ListTasks', request, options);
   }
@@ -260,6 +298,7 @@ export class A2AClient {
     }
   }
 
+  /** CancelTask: cancels the task and answers with it. */
   cancelTask(
     taskId: string,
     options: CallOptions & { metadata?: Record<string, unknown> } = {},
@@ -276,6 +315,7 @@ export class A2AClient {
     return this.call('CreateTaskPushNotificationConfig', config, options);
   }
 
+  /** GetTaskPushNotificationConfig: one push config of a task. */
   getTaskPushNotificationConfig(
     taskId: string,
     id: string,
@@ -284,6 +324,7 @@ export class A2AClient {
     return this.call('GetTaskPushNotificationConfig', { taskId, id }, options);
   }
 
+  /** ListTaskPushNotificationConfigs: a page of a task's push configs. */
   listTaskPushNotificationConfigs(
     taskId: string,
     page: Omit<ListTaskPushNotificationConfigsRequest, 'taskId'> = {},
@@ -292,6 +333,7 @@ export class A2AClient {
     return this.call('ListTaskPushNotificationConfigs', { ...page, taskId }, options);
   }
 
+  /** DeleteTaskPushNotificationConfig: deletes one push config of a task. */
   async deleteTaskPushNotificationConfig(
     taskId: string,
     id: string,
@@ -319,9 +361,20 @@ export class A2AClient {
     return buildSendRequest(input);
   }
 
-  /** Sends a message built from `input` (see {@link buildRequest}). */
-  send(input: SendInput): Promise<SendResult> {
-    return this.sendMessage(this.buildRequest(input), { signal: input.signal });
+  /**
+   * Sends a message built from `input` (see {@link buildRequest}). `ifGenerationMatch` (A2A 1.1
+   * draft): the server refuses the follow-up with TaskGenerationMismatchError unless the task
+   * is at that generation.
+   */
+  send(input: SendInput, options: { ifGenerationMatch?: number | string } = {}): Promise<SendResult> {
+    const request = this.buildRequest(input);
+    if (options.ifGenerationMatch !== undefined) {
+      request.configuration = {
+        ...request.configuration,
+        ifGenerationMatch: String(options.ifGenerationMatch),
+      };
+    }
+    return this.sendMessage(request, { signal: input.signal });
   }
 
   /** Streams a message built from `input`. */
@@ -335,7 +388,7 @@ export class A2AClient {
    * {@link A2ADeadlineError} is thrown.
    */
   waitForTask(taskId: string, options: WaitOptions = {}): Promise<Task> {
-    return waitForTask(this, taskId, options, this.options.timeoutMs ?? 60_000);
+    return waitForTask(this, taskId, options, this.options.timeoutMs ?? 60_000, this.generation);
   }
 
   /**
@@ -366,12 +419,21 @@ export class A2AClient {
   private readonly follower = {
     getTaskOnce: (id: string, signal: AbortSignal | undefined) =>
       this.call('GetTask', { id }, signal ? { signal } : {}, 1),
-    subscribeToTask: (id: string, signal: AbortSignal | undefined) =>
-      this.subscribeToTask(id, signal ? { signal } : {}),
+    subscribeToTask: (id: string, signal: AbortSignal | undefined, lastEventId?: string) =>
+      this.subscribeToTask(id, {
+        ...(signal ? { signal } : {}),
+        ...(lastEventId !== undefined ? { headers: { 'last-event-id': lastEventId } } : {}),
+      }),
+    resumes: () => this.generation,
   };
 
   /** Releases the connections of every transport this client made. */
   async close(): Promise<void> {
     await Promise.all(this.pool.all().map((t) => t.close()));
   }
+}
+
+/** True when `card` declares the a2a-kit generation extension (A2A 1.1 draft support). */
+function offersGeneration(card: AgentCard): boolean {
+  return card.capabilities?.extensions?.some((ext) => ext.uri === GENERATION_EXTENSION) === true;
 }

@@ -15,7 +15,7 @@ import { statusKey, statusOf, type StreamEvent } from './stream-events.js';
 
 /** The calls {@link waitForTask} makes. */
 export interface TaskPoller {
-  getTask(taskId: string, options: CallOptions): Promise<Task>;
+  getTask(taskId: string, options: CallOptions & { waitPastGeneration?: number | string }): Promise<Task>;
   cancelTask(taskId: string, options: CallOptions): Promise<Task>;
 }
 
@@ -31,6 +31,7 @@ export async function waitForTask(
   taskId: string,
   options: WaitOptions,
   callTimeoutMs: number,
+  longPoll = false,
 ): Promise<Task> {
   const started = Date.now();
   const deadlineAt = options.deadline !== undefined ? started + options.deadline : Infinity;
@@ -38,9 +39,13 @@ export async function waitForTask(
   for (let poll = 0; poll < (options.maxPolls ?? 10_000); poll++) {
     const remaining = deadlineAt - Date.now();
     if (remaining <= 0) break;
+    // A2A 1.1 draft: with a generation known, the server holds the poll until the task changes.
+    const previous = last;
+    const waitPast = longPoll ? last?.generation : undefined;
     last = await client
       .getTask(taskId, {
         signal: options.signal,
+        ...(waitPast !== undefined ? { waitPastGeneration: waitPast } : {}),
         ...(Number.isFinite(remaining) ? { timeoutMs: Math.max(1, Math.min(remaining, callTimeoutMs)) } : {}),
       })
       .catch((error: unknown) => {
@@ -48,6 +53,15 @@ export async function waitForTask(
         throw error;
       });
     if (last && settled(last.status.state)) return last;
+    // A long poll that came back with a newer generation: poll again at once. One that did not
+    // (its bound, or a server that does not hold) waits as a plain poll does, so nothing spins.
+    if (
+      waitPast !== undefined &&
+      last?.generation !== undefined &&
+      last.generation !== previous?.generation
+    ) {
+      continue;
+    }
     const delay = Math.max(
       (options.initialDelayMs ?? 250) / 2,
       backoff(poll, options.initialDelayMs ?? 250, options.maxDelayMs ?? 5000),
@@ -76,7 +90,14 @@ export async function waitForTask(
 export interface TaskFollower {
   /** One GetTask, not retried: the follow loop is the retry policy of its steps. */
   getTaskOnce(taskId: string, signal: AbortSignal | undefined): Promise<Task>;
-  subscribeToTask(taskId: string, signal: AbortSignal | undefined): AsyncIterable<StreamEvent>;
+  /** `lastEventId` (A2A 1.1 draft): resume after that event (`<taskId>:<generation>`). */
+  subscribeToTask(
+    taskId: string,
+    signal: AbortSignal | undefined,
+    lastEventId?: string,
+  ): AsyncIterable<StreamEvent>;
+  /** True when the server resumes streams exactly (the client asks for the generation extension). */
+  resumes?(): boolean;
 }
 
 /**
@@ -102,9 +123,13 @@ export async function* followEvents(
   const maxMs = options.reconnectMaxDelayMs ?? 3000;
   const finished = () => state !== undefined && settled(state);
   // Yields an event unless its status was already seen; tracks the task's state.
+  /** The SSE id of the last event read (A2A 1.1 draft), when events carry a generation. */
+  let lastEventId: string | undefined;
   const accept = (event: StreamEvent): boolean => {
     if (event.kind === 'task') taskId ??= event.task.id;
     if (event.kind === 'statusUpdate') taskId ??= event.statusUpdate.taskId;
+    const generation = generationOfEvent(event);
+    if (generation !== undefined && taskId) lastEventId = `${taskId}:${generation}`;
     const status = statusOf(event);
     if (status) {
       const key = statusKey(status);
@@ -123,6 +148,13 @@ export async function* followEvents(
   };
   let open = first;
   let reconcile = false;
+  /** Set when the next subscription resumes exactly after this event instead of reconciling. */
+  let resumeFrom: string | undefined;
+  // A break with an event id known: the server replays what was missed (no GetTask needed).
+  const reconnect = (): void => {
+    if (lastEventId !== undefined && client.resumes?.() === true) resumeFrom = lastEventId;
+    else reconcile = true;
+  };
   for (;;) {
     if (reconcile) {
       // The stream ended or broke before the task settled (D3, CLI-STREAM-2/5).
@@ -139,7 +171,8 @@ export async function* followEvents(
       if (finished()) return;
     }
     const subscribing = open === undefined;
-    const events = open ? open() : client.subscribeToTask(taskId as string, signal);
+    const events = open ? open() : client.subscribeToTask(taskId as string, signal, resumeFrom);
+    resumeFrom = undefined;
     open = undefined;
     let got = false;
     try {
@@ -158,13 +191,22 @@ export async function* followEvents(
       const endedMeanwhile =
         subscribing && !got && error instanceof A2AError && error.code === 'UnsupportedOperation';
       if (!endedMeanwhile) await stepFailed(error);
-      reconcile = true;
+      if (endedMeanwhile) reconcile = true;
+      else reconnect();
       continue;
     }
     if (!taskId) return;
     // A server that keeps closing streams at once must not make us spin.
     if (!got)
       await stepFailed(new A2ATransportError(`the stream of task ${taskId} kept closing without events`));
-    reconcile = true;
+    reconnect();
   }
+}
+
+/** The generation an event carries (A2A 1.1 draft), if any. */
+function generationOfEvent(event: StreamEvent): string | number | undefined {
+  if (event.kind === 'task') return event.task.generation;
+  if (event.kind === 'statusUpdate') return event.statusUpdate.generation;
+  if (event.kind === 'artifactUpdate') return event.artifactUpdate.generation;
+  return undefined;
 }

@@ -6,6 +6,7 @@
 
 /** Anything with a fetch-style handler, such as the server `createA2AServer` returns. */
 export interface FetchHandler {
+  /** Answers one request. */
   fetch(request: Request): Promise<Response>;
 }
 

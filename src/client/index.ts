@@ -68,7 +68,10 @@ export {
 export {
   createPushSignatureVerifier,
   pushJwksUrlOf,
+  pushJwksOnAgentOrigin,
+  agentOriginsOf,
   PushSignatureError,
+  type VerifiedNotification,
   PUSH_SIGNING_EXTENSION_URI,
   type PushSignatureOptions,
   type PushSignatureVerifier,
@@ -97,13 +100,17 @@ export type { HttpTransportOptions } from '../bindings/http/client-http.js';
 export {
   verifyAgentCard,
   cardSignatureVerifier,
+  verifiedCardJson,
   AgentCardSignatureError,
+  type VerifiedCardJson,
   DEFAULT_CARD_ALGORITHMS,
   type VerifyAgentCardOptions,
   type CardVerification,
   type CardVerificationFailure,
 } from './card-signature.js';
 export { injectTraceContext } from './tracing.js'; // observability (issue 15)
+// A2A 1.1 draft support (issue 31): the extension a client asks for, the draft's version.
+export { DRAFT_PROTOCOL_VERSION, GENERATION_EXTENSION } from '../model/draft.js';
 // The protocol errors an agent answers with, so callers can `instanceof` them (TaskNotFoundError, ...).
 export {
   A2AError,
@@ -116,6 +123,7 @@ export {
   ExtendedAgentCardNotConfiguredError,
   ExtensionSupportRequiredError,
   VersionNotSupportedError,
+  TaskGenerationMismatchError,
   ParseError,
   InvalidRequestError,
   MethodNotFoundError,

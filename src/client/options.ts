@@ -18,6 +18,13 @@ export interface A2AClientOptions {
   headers?: Record<string, string>;
   /** Extensions requested on every call (A2A-Extensions). */
   extensions?: string[];
+  /**
+   * A2A 1.1 draft (docs/a2a-1.1-draft.md): when the card declares the a2a-kit generation
+   * extension, `connect` requests it on every call, so tasks and events carry `generation`,
+   * `getTask({ waitPastGeneration })` long-polls and resilient streams resume exactly with
+   * Last-Event-ID. `false` never requests it. @default true
+   */
+  generation?: boolean;
   /** Credentials: a handler, or the shorthands `{ bearer }` / `{ apiKey }`. */
   auth?: AuthHandler | { bearer: string } | { apiKey: string };
   /** Per-call timeout, ms. @default 60000 */

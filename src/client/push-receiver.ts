@@ -37,7 +37,10 @@ export interface PushReceiverOptions {
    * Duplicate suppression (CLI-PUSH-4, CLI-PUSH-7): a notification with the same task id and
    * the same `X-A2A-Notification-Id` (or, when the sender names none, the same content) as one
    * accepted within `windowMs` is answered 200 without calling `onEvent` again. At most `maxEntries` events are remembered (the oldest are forgotten first).
-   * `false` turns it off. @default { windowMs: 600000, maxEntries: 10000 }
+   * `false` turns it off, except for signed notifications: with `signature`, a token's `jti`
+   * is always remembered for as long as the token is valid, whatever the id header says, so a
+   * replay (with or without `X-A2A-Notification-Id`) is answered 200 and not handed on.
+   * @default { windowMs: 600000, maxEntries: 10000 }
    */
   dedupe?: { windowMs?: number; maxEntries?: number } | false;
   /**
@@ -103,7 +106,16 @@ function pushChecker(options: PushReceiverOptions): (req: PushHttpRequest) => Pr
   const verify = options.signature ? createPushSignatureVerifier(options.signature) : undefined;
   const needsSecret = options.token !== undefined || options.bearer !== undefined;
   const limit = options.bodyLimit ?? 1024 * 1024;
-  const seen = options.dedupe === false ? undefined : new RecentEvents(options.dedupe ?? {});
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? {});
+  const seen = dedupe ? new RecentEvents(dedupe) : undefined;
+  // A signed token verifies for maxTokenAge (+ clock tolerance either side) after its iat: its
+  // jti is remembered at least that long, so a replay is caught while it could still verify.
+  const tokenLifeMs =
+    ((options.signature?.maxTokenAgeS ?? 300) + 2 * (options.signature?.clockToleranceS ?? 30)) * 1000;
+  const seenJti =
+    verify && (!dedupe || (dedupe.windowMs ?? 600_000) < tokenLifeMs)
+      ? new RecentEvents({ windowMs: tokenLifeMs, maxEntries: dedupe?.maxEntries ?? 10_000 })
+      : undefined;
   const refuse = (status: number, message: string, headers?: Record<string, string>): Checked => {
     options.onReject?.({ status, reason: message });
     return reply(status, message, headers);
@@ -123,10 +135,12 @@ function pushChecker(options: PushReceiverOptions): (req: PushHttpRequest) => Pr
       return refuse(413, 'body too large');
     }
     const idHeader = req.header('x-a2a-notification-id');
-    const notificationId = idHeader !== undefined && idHeader !== '' ? idHeader : undefined;
+    let notificationId = idHeader !== undefined && idHeader !== '' ? idHeader : undefined;
     if (verify) {
       try {
-        await verify(req.header('x-a2a-notification-signature'), notificationId, raw);
+        // The signed jti names the notification, header or not: a replay without the header
+        // is still the same notification (issue 27, finding 9).
+        notificationId = (await verify(req.header('x-a2a-notification-signature'), notificationId, raw)).jti;
       } catch (error) {
         return refuse(401, (error as Error).message);
       }
@@ -147,6 +161,7 @@ function pushChecker(options: PushReceiverOptions): (req: PushHttpRequest) => Pr
     }
     // Recorded before the answer so a duplicate arriving meanwhile is caught too.
     if (seen && !seen.add(taskId, event, notificationId)) return reply(200);
+    if (seenJti && !seenJti.add(taskId, event, notificationId)) return reply(200);
     const info: PushNotificationInfo = {
       ...(notificationId !== undefined ? { notificationId } : {}),
       signature: verify ? 'verified' : 'unchecked',

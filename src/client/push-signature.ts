@@ -19,7 +19,11 @@ export const PUSH_SIGNING_EXTENSION_URI = 'https://a2a-kit.dev/extensions/push-s
 
 /** Options of {@link createPushSignatureVerifier}. */
 export interface PushSignatureOptions {
-  /** The agent's push JWKS URL (see {@link pushJwksUrlOf}), or the key set itself. */
+  /**
+   * The agent's push JWKS URL (see {@link pushJwksUrlOf}), or the key set itself. The URL is
+   * fetched: take it from a card whose signature you verified, or check that it is on the
+   * agent's own origin, or a card can make this process GET any address it names.
+   */
   jwks: string | URL | JSONWebKeySet;
   /** This webhook's URL exactly as registered in the push config (the JWT's `aud`). */
   audience: string;
@@ -46,12 +50,55 @@ export function pushJwksUrlOf(card: AgentCard): string | undefined {
   return typeof url === 'string' ? url : undefined;
 }
 
-/** Checks one notification: `(signature header, notification id header, raw body)`; throws PushSignatureError. */
+/** What a verified notification's token says about it. */
+export interface VerifiedNotification {
+  /** The token's `jti`: the notification id the signer bound to this body (a replay has the same). */
+  readonly jti: string;
+}
+
+/** The origins a client already talks to for an agent: its card's URL and its interfaces'. */
+export function agentOriginsOf(card: AgentCard | undefined, cardUrl: string | undefined): string[] {
+  const origins = new Set<string>();
+  for (const u of [cardUrl, ...(card?.supportedInterfaces ?? []).map((i) => i.url)]) {
+    if (u && URL.canParse(u)) origins.add(new URL(u).origin);
+  }
+  return [...origins];
+}
+
+/**
+ * The card's push JWKS URL when it is safe to fetch: http(s) on one of `agentOrigins` (see
+ * {@link agentOriginsOf}). Any other URL would let a card make this process GET an address of
+ * its choosing (a cloud metadata endpoint, a router's page) when a signed notification arrives;
+ * `refused` says why, for the caller to show. Give the JWKS URL yourself to use another one.
+ */
+export function pushJwksOnAgentOrigin(
+  card: AgentCard | undefined,
+  agentOrigins: readonly string[],
+): { jwks: string } | { refused: string } {
+  const named = card ? pushJwksUrlOf(card) : undefined;
+  if (!named) return { refused: 'the card names no push JWKS' };
+  if (!URL.canParse(named)) return { refused: `the card's push JWKS ${JSON.stringify(named)} is not a URL` };
+  const url = new URL(named);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { refused: `the card's push JWKS uses ${url.protocol}; only http(s) is fetched` };
+  if (!agentOrigins.includes(url.origin))
+    return {
+      refused:
+        `the card's push JWKS ${url.href} is not on the agent's origin ` +
+        `(${agentOrigins.join(', ') || 'none known'}), so it is not fetched`,
+    };
+  return { jwks: url.href };
+}
+
+/**
+ * Checks one notification: `(signature header, notification id header, raw body)`; throws
+ * PushSignatureError, or resolves to the token's claims a replay check needs.
+ */
 export type PushSignatureVerifier = (
   signature: string | undefined,
   notificationId: string | undefined,
   body: Buffer,
-) => Promise<void>;
+) => Promise<VerifiedNotification>;
 
 /** A verifier for notifications from one agent to one webhook. */
 export function createPushSignatureVerifier(options: PushSignatureOptions): PushSignatureVerifier {
@@ -75,6 +122,9 @@ export function createPushSignatureVerifier(options: PushSignatureOptions): Push
     } catch (error) {
       throw new PushSignatureError(`the notification signature does not verify: ${describe(error)}`);
     }
+    if (typeof payload.jti !== 'string' || payload.jti === '') {
+      throw new PushSignatureError('the notification token has no jti: it could be replayed unnoticed');
+    }
     if (notificationId !== undefined && payload.jti !== notificationId) {
       throw new PushSignatureError(
         'the signature belongs to another notification (jti differs from X-A2A-Notification-Id)',
@@ -89,6 +139,7 @@ export function createPushSignatureVerifier(options: PushSignatureOptions): Push
     ) {
       throw new PushSignatureError('the body was changed: its SHA-256 is not the signed one');
     }
+    return { jti: payload.jti };
   };
 }
 

@@ -38,6 +38,11 @@ export interface ServerCallContext {
   readonly protocolVersion: string;
   /** Aborted when the client goes away. Operations must not cancel tasks because of it. */
   readonly signal?: AbortSignal;
+  /**
+   * A2A 1.1 draft (GEN-5): the `Last-Event-ID` of a reconnecting stream (`<taskId>:<generation>`),
+   * from the SSE header or the gRPC `last-event-id` metadata; used only when the call opted in.
+   */
+  readonly lastEventId?: string;
 }
 
 /**
@@ -64,6 +69,7 @@ class CallContext implements ServerCallContext {
   readonly requestedExtensions: readonly string[];
   readonly activatedExtensions: Set<string>;
   readonly protocolVersion: string;
+  readonly lastEventId: string | undefined;
   readonly #source: { readonly signal?: AbortSignal | undefined };
 
   constructor(init: Partial<ServerCallContext>, source: { readonly signal?: AbortSignal | undefined }) {
@@ -73,6 +79,7 @@ class CallContext implements ServerCallContext {
     this.requestedExtensions = init.requestedExtensions ?? [];
     this.activatedExtensions = init.activatedExtensions ?? new Set();
     this.protocolVersion = init.protocolVersion ?? '1.0';
+    this.lastEventId = init.lastEventId;
     this.#source = source;
   }
 

@@ -79,7 +79,7 @@ export class InterruptedTaskTimer {
     if (first.done) return;
     const delay = first.value.statusTimeMs + this.timeoutMs - Date.now();
     this.#timer = setTimeout(this.#fire, Math.min(Math.max(delay, 0), MAX_TIMER_DELAY_MS));
-    this.#timer.unref();
+    this.#timer.unref?.(); // workerd: timers without unref
   }
 
   readonly #fire = (): void => {
@@ -95,6 +95,71 @@ export class InterruptedTaskTimer {
     this.#schedule();
     for (const ref of due) this.expire(ref);
   };
+}
+
+/** Most interrupted tasks one scan of a shared store reads (and tries to expire). */
+const SCAN_PAGE = 100;
+
+/** Lists the interrupted tasks whose status is older than `beforeMs`, oldest first, at most `limit`. */
+export type ListInterruptedBefore = (beforeMs: number, limit: number) => Promise<InterruptedTaskRef[]>;
+
+/**
+ * How often the waits of a shared store are scanned for `timeoutMs`: a quarter of it, from
+ * 250 ms to one minute, so a wait is enforced at most that late by a surviving replica.
+ */
+export function scanIntervalOf(timeoutMs: number): number {
+  return Math.min(Math.max(timeoutMs / 4, 250), 60_000);
+}
+
+/**
+ * The waits of a store shared by replicas (PostgreSQL), read again every interval: a task
+ * that entered its interrupted state on a replica that went away for good is on no timer of
+ * the survivors (theirs hold only their own tasks and what they found at start), so each scan
+ * reads, bounded, the interrupted tasks whose wait is over and expires them (a compare-and-set
+ * change: replicas that race on one task fail it once). A full page is followed by the next
+ * one a second later: at most SCAN_PAGE tasks a second, a backlog never holds the event loop.
+ */
+export class InterruptedTaskScan {
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly list: ListInterruptedBefore,
+    private readonly expire: (ref: InterruptedTaskRef) => Promise<void>,
+    readonly everyMs = scanIntervalOf(timeoutMs),
+  ) {
+    this.#schedule(everyMs);
+  }
+
+  /** Stops scanning (a scan running finishes the task it is on, then stops). */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => void this.#scan(), delayMs);
+    this.#timer.unref();
+  }
+
+  async #scan(): Promise<void> {
+    this.#timer = undefined;
+    let full = false;
+    try {
+      const due = await this.list(Date.now() - this.timeoutMs, SCAN_PAGE);
+      for (const ref of due) {
+        if (this.#closed) return;
+        await this.expire(ref);
+      }
+      full = due.length >= SCAN_PAGE;
+    } catch {
+      // The store is unreachable now: the next scan tries again.
+    }
+    this.#schedule(full ? Math.min(this.everyMs, 1000) : this.everyMs);
+  }
 }
 
 function waitKey(tenant: string, taskId: string): string {

@@ -114,7 +114,7 @@ export class ExecutionLeases {
   /** Starts the heartbeat, and looks for dead executions at once. */
   start(): void {
     this.#timer = setInterval(() => void this.#beat(), this.#heartbeatMs);
-    this.#timer.unref();
+    this.#timer.unref?.(); // workerd: timers without unref
     void this.#beat();
   }
 

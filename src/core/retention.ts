@@ -80,7 +80,7 @@ export class StoreRetention {
   start(): void {
     if (!this.active || this.#closed) return;
     this.#timer = setInterval(() => void this.run().catch(() => {}), this.#intervalMs);
-    this.#timer.unref();
+    this.#timer.unref?.(); // workerd: timers without unref
     void this.run().catch(() => {});
   }
 

@@ -8,7 +8,7 @@ import { formatTimestamp } from '../model/timestamp.js';
 import { isInterruptedState, TaskState } from '../model/enums.js';
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
-import { expiryChange, InterruptedTaskTimer, refOf } from './interrupted-timer.js';
+import { expiryChange, InterruptedTaskScan, InterruptedTaskTimer, refOf } from './interrupted-timer.js';
 import { withRecord } from './published-records.js';
 import { PerTaskOrder } from './per-task-order.js';
 import {
@@ -78,6 +78,11 @@ export interface TaskManagerOptions {
    * like `maxTaskParts`. @default 67108864 (64 MiB)
    */
   maxTaskBytes?: number;
+  /**
+   * A2A 1.1 draft (GEN-5): keep this many events per task in the store's event log, written in
+   * the same write as each change (stores with `readEvents`). Absent: no log is written.
+   */
+  eventLogPerTask?: number;
 }
 
 /** Applies events to tasks, persists, then publishes. */
@@ -86,6 +91,8 @@ export class TaskManager {
   readonly #order = new PerTaskOrder();
   /** Times interrupted tasks; undefined when they may wait forever. */
   readonly #interrupted: InterruptedTaskTimer | undefined;
+  /** Scans a shared store for waits that are over (those of replicas gone for good). */
+  #interruptedScan: InterruptedTaskScan | undefined;
   readonly #interruptedTimeoutMs: number;
   readonly #onInterruptedExpired: ((record: StoredTask) => void) | undefined;
   readonly #limits: TaskLimits;
@@ -95,6 +102,8 @@ export class TaskManager {
   #stage: StageWrite | undefined;
   /** The agent's changes staged and not yet published. */
   readonly #staged: StagedChanges;
+  /** Events kept per task in the store's event log (GEN-5); 0: none written. */
+  readonly #logKeep: number;
 
   constructor(
     readonly store: TaskStore,
@@ -113,10 +122,13 @@ export class TaskManager {
       maxBytes: positiveLimit(options.maxTaskBytes, DEFAULT_MAX_TASK_BYTES, 'maxTaskBytes'),
     };
     this.#onInterruptedExpired = options.onInterruptedExpired;
+    this.#logKeep = store.readEvents && options.eventLogPerTask ? options.eventLogPerTask : 0;
     this.#stage = stagerOf(store);
     this.#staged = new StagedChanges(bus);
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       this.#interrupted = new InterruptedTaskTimer(timeoutMs, (ref) => void this.#expire(ref));
+      const listBefore = store.listInterruptedBefore?.bind(store);
+      if (listBefore) this.#interruptedScan = new InterruptedTaskScan(timeoutMs, listBefore, this.#expire);
       const listed = store.listInterrupted?.();
       if (listed) {
         listed.then(
@@ -154,6 +166,7 @@ export class TaskManager {
   /** Stops timing interrupted tasks (the handler's close()). */
   close(): void {
     this.#interrupted?.close();
+    this.#interruptedScan?.close();
   }
 
   /**
@@ -193,13 +206,14 @@ export class TaskManager {
         statusTimeMs: now,
       };
       const response: StreamResponse = { task: snapshotTask(task) };
+      const change = this.#logOf(record, response, undefined);
       const stage = staged ? this.#stage : undefined;
       if (stage) {
-        const written = stage(record, 0, response);
+        const written = stage(record, 0, response, change);
         if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
         return this.#chainStaged(scope.tenant, record, written, response);
       }
-      await this.#save(record, 0, response); // PUSH HOOK (issue 12): was store.save(record, 0)
+      await this.#save(record, 0, response, change); // PUSH HOOK (issue 12): was store.save(record, 0)
       if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
       const event = withRecord({ taskId: task.id, version: 1, state: init.state, response }, record);
       const pending = this.bus.publish({ tenant: scope.tenant, taskId: task.id }, event);
@@ -267,22 +281,20 @@ export class TaskManager {
           version: current.version + 1,
           statusTimeMs,
         };
+        const hint = this.#logOf(record, response, {
+          statusUnchanged,
+          previousState: current.task.status.state,
+        });
         const stage = staged ? this.#stage : undefined;
         if (stage) {
-          const written = stage(record, current.version, response, {
-            statusUnchanged,
-            previousState: current.task.status.state,
-          });
+          const written = stage(record, current.version, response, hint);
           if (size) remember(task, size);
           if (this.#interrupted) this.#timeInterrupted(current, record);
           return this.#chainStaged(scope.tenant, record, written, response);
         }
         try {
           // PUSH HOOK (issue 12): was store.save
-          await this.#save(record, current.version, response, {
-            statusUnchanged,
-            previousState: current.task.status.state,
-          });
+          await this.#save(record, current.version, response, hint);
         } catch (error) {
           changed.rollback?.();
           if (error instanceof TaskVersionConflictError && attempt < MAX_CONFLICT_RETRIES) continue;
@@ -303,6 +315,23 @@ export class TaskManager {
         return record;
       }
     });
+  }
+
+  /**
+   * `change` with the event log entry of `record`'s version when the log is on (GEN-5): every
+   * version gets one, with its streamed form when it has one. A feature nobody turned on
+   * returns `change` as it is and writes nothing more.
+   */
+  #logOf(
+    record: StoredTask,
+    response: StreamResponse | undefined,
+    change: SaveChange | undefined,
+  ): SaveChange | undefined {
+    if (this.#logKeep === 0) return change;
+    const event = response
+      ? { generation: record.version, state: record.task.status.state, response }
+      : { generation: record.version, state: record.task.status.state };
+    return { statusUnchanged: false, ...change, log: { events: [event], keep: this.#logKeep } };
   }
 
   /** Hands a staged change's event to the chain of its task (published once written). */
@@ -373,10 +402,22 @@ export class TaskManager {
 
   /**
    * Records a client message on an existing task. An interrupted task moves back to
-   * WORKING (the client answered), which is published as a status update.
+   * WORKING (the client answered), which is published as a status update. `ifVersion` may
+   * throw to refuse the change on the version it is about to replace (nothing is written).
    */
-  addClientMessage(scope: TaskScope, taskId: string, message: Message): Promise<StoredTask> {
-    return this.update(scope, taskId, (current) => clientMessageChange(current.task, message));
+  addClientMessage(
+    scope: TaskScope,
+    taskId: string,
+    message: Message,
+    ifVersion?: (current: StoredTask) => void,
+  ): Promise<StoredTask> {
+    // `ifVersion` (ifGenerationMatch, GEN-4) judges the very version this change is written
+    // over: a concurrent write makes the save's compare-and-set fail and the change run again
+    // on the new version, so two senders naming the same generation never both pass.
+    return this.update(scope, taskId, (current) => {
+      ifVersion?.(current);
+      return clientMessageChange(current.task, message);
+    });
   }
 
   /** Arms or disarms the wait of a task after a change (cheap for tasks never interrupted). */
@@ -394,7 +435,7 @@ export class TaskManager {
    * Fails a task whose interrupted wait is over (see {@link expiryChange}); a wait found not
    * over is timed again.
    */
-  async #expire(ref: InterruptedTaskRef): Promise<void> {
+  readonly #expire = async (ref: InterruptedTaskRef): Promise<void> => {
     let stillWaiting: StoredTask | undefined;
     let record: StoredTask;
     try {
@@ -410,7 +451,7 @@ export class TaskManager {
       return;
     }
     this.#onInterruptedExpired?.(record);
-  }
+  };
 
   /**
    * Publishes that an execution ended but its end could not be written (`reason`): streams and

@@ -5,7 +5,6 @@
  * current turn of the event loop has run for more than a small slice, the event waits for the
  * next turn (setImmediate), letting I/O in between.
  */
-import { performance } from 'node:perf_hooks';
 
 /** How long one turn may run agent events before they wait for the next turn. */
 export const TIME_SLICE_MS = 4;

@@ -138,6 +138,11 @@ export class ExtendedAgentCardNotConfiguredError extends errorClass('ExtendedAge
 export class ExtensionSupportRequiredError extends errorClass('ExtensionSupportRequired') {}
 /** The requested A2A-Version is not served (-32009). */
 export class VersionNotSupportedError extends errorClass('VersionNotSupported') {}
+/**
+ * A2A 1.1 draft: `ifGenerationMatch` named another generation than the task's (-32010, 409,
+ * ABORTED); metadata `taskId`, `expectedGeneration`, `currentGeneration`.
+ */
+export class TaskGenerationMismatchError extends errorClass('TaskGenerationMismatch') {}
 /** The body is not valid JSON (-32700). */
 export class ParseError extends errorClass('ParseError') {}
 /** The body is not a valid request object (-32600). */
@@ -175,6 +180,7 @@ const ERROR_CLASSES: Record<A2AErrorCode, Ctor> = {
   ExtendedAgentCardNotConfigured: ExtendedAgentCardNotConfiguredError,
   ExtensionSupportRequired: ExtensionSupportRequiredError,
   VersionNotSupported: VersionNotSupportedError,
+  TaskGenerationMismatch: TaskGenerationMismatchError,
   ParseError: ParseError,
   InvalidRequest: InvalidRequestError,
   MethodNotFound: MethodNotFoundError,

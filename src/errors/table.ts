@@ -38,6 +38,7 @@ export type A2AErrorCode =
   | 'ExtendedAgentCardNotConfigured'
   | 'ExtensionSupportRequired'
   | 'VersionNotSupported'
+  | 'TaskGenerationMismatch'
   | 'ParseError'
   | 'InvalidRequest'
   | 'MethodNotFound'
@@ -128,6 +129,14 @@ const TABLE: Record<A2AErrorCode, ErrorRow> = {
     httpStatus: 400,
     reason: 'VERSION_NOT_SUPPORTED',
     message: 'Protocol version not supported',
+  },
+  // A2A 1.1 draft (dev-1.1, GEN-4): only raised for a call that opted in to the draft.
+  TaskGenerationMismatch: {
+    jsonRpcCode: -32010,
+    grpcStatus: 'ABORTED',
+    httpStatus: 409,
+    reason: 'TASK_GENERATION_MISMATCH',
+    message: 'Task generation mismatch',
   },
   ParseError: {
     jsonRpcCode: -32700,

@@ -18,6 +18,7 @@ import { restMethodOf } from './wire-check.js';
 import { Session } from './session.js';
 import type { WireExchange, WireLog } from './wire.js';
 import type { PushInbox } from './push.js';
+import { agentOriginsOf } from '../client/push-signature.js';
 
 const MAX_SESSIONS = 16;
 /** Events a stream may deliver to the page before the inspector stops it. */
@@ -228,7 +229,12 @@ export async function createReceiver(ctx: ApiContext, body: Json): Promise<unkno
   const client = session.requireClient();
   const taskId = String(body.taskId ?? '');
   if (!taskId) throw new Error('give the task id');
-  const receiver = ctx.inbox.create(ctx.baseUrl(), taskId, client.card);
+  const receiver = ctx.inbox.create(
+    ctx.baseUrl(),
+    taskId,
+    client.card,
+    agentOriginsOf(client.card, session.card?.url),
+  );
   try {
     const config = await client.createTaskPushNotificationConfig({
       taskId,
@@ -236,7 +242,7 @@ export async function createReceiver(ctx: ApiContext, body: Json): Promise<unkno
       url: receiver.url,
       token: receiver.token,
     });
-    const { token: _secret, verifier: _v, ...info } = receiver;
+    const { token: _secret, verifier: _v, noVerifier: _n, ...info } = receiver;
     return { receiver: info, config };
   } catch (error) {
     ctx.inbox.remove(receiver.id);

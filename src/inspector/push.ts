@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   createPushSignatureVerifier,
-  pushJwksUrlOf,
+  pushJwksOnAgentOrigin,
   type PushSignatureVerifier,
 } from '../client/push-signature.js';
 import { WIRE_VALIDATORS } from '../model/validators.js';
@@ -21,6 +21,8 @@ const BODY_LIMIT = 1024 * 1024;
 interface Receiver extends PushReceiverInfo {
   token: string;
   verifier: PushSignatureVerifier | undefined;
+  /** Why there is no verifier, shown on a signed delivery. */
+  noVerifier: string;
 }
 
 function same(a: string, b: string): boolean {
@@ -36,18 +38,28 @@ export class PushInbox {
   private seq = 0;
   private readonly listeners = new Set<(d: PushDelivery) => void>();
 
-  /** Makes a receiver for `taskId` at `{baseUrl}/push/<id>`; returns it with its secret token. */
-  create(baseUrl: string, taskId: string, card: AgentCard | undefined): Receiver {
+  /**
+   * Makes a receiver for `taskId` at `{baseUrl}/push/<id>`; returns it with its secret token.
+   * `agentOrigins` are the origins the card's push JWKS may be on (see pushJwksOnAgentOrigin):
+   * a card must not make the inspector GET any address of its network.
+   */
+  create(
+    baseUrl: string,
+    taskId: string,
+    card: AgentCard | undefined,
+    agentOrigins: readonly string[] = [],
+  ): Receiver {
     const id = randomBytes(9).toString('base64url');
     const url = `${baseUrl}/push/${id}`;
-    const jwks = card ? pushJwksUrlOf(card) : undefined;
+    const jwks = pushJwksOnAgentOrigin(card, agentOrigins);
     const receiver: Receiver = {
       id,
       url,
       taskId,
       configId: `inspector-${id}`,
       token: randomBytes(18).toString('base64url'),
-      verifier: jwks ? createPushSignatureVerifier({ jwks, audience: url }) : undefined,
+      verifier: 'jwks' in jwks ? createPushSignatureVerifier({ jwks: jwks.jwks, audience: url }) : undefined,
+      noVerifier: 'refused' in jwks ? `signed, but ${jwks.refused}` : '',
     };
     this.receivers.set(id, receiver);
     while (this.receivers.size > MAX_RECEIVERS)
@@ -97,8 +109,7 @@ export class PushInbox {
     let signature: PushDelivery['signature'];
     const sigHeader = headers['x-a2a-notification-signature'];
     if (!sigHeader) signature = { status: 'unsigned', message: 'no X-A2A-Notification-Signature header' };
-    else if (!receiver.verifier)
-      signature = { status: 'unchecked', message: 'signed, but the card names no push JWKS to verify with' };
+    else if (!receiver.verifier) signature = { status: 'unchecked', message: receiver.noVerifier };
     else {
       try {
         await receiver.verifier(sigHeader, headers['x-a2a-notification-id'], raw);

@@ -102,7 +102,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       if (why) return sendJson(res, 403, { error: { type: 'Forbidden', message: why } });
       return inbox.handle(path.slice('/push/'.length), req, res);
     }
-    const contentType = ASSETS[path];
+    const contentType = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
     if (contentType) {
       const why = refusal(req, url, hosts, token, false);
       if (why) return sendJson(res, 403, { error: { type: 'Forbidden', message: why } });
@@ -165,7 +165,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       '/api/call': call,
       '/api/push/receivers': createReceiver,
     };
-    const handler = handlers[path];
+    const handler = Object.hasOwn(handlers, path) ? handlers[path] : undefined;
     if (!handler) return sendJson(res, 404, { error: { type: 'NotFound', message: path } });
     sendJson(res, 200, await handler(ctx, body));
   }

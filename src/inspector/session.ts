@@ -4,8 +4,15 @@
  */
 import { A2AClient } from '../client/client.js';
 import { AgentCardResolver, cardUrlOf } from '../client/card-resolver.js';
-import { apiKeyAuth, bearerAuth, oauth2ClientCredentials, type AuthHandler } from '../client/auth.js';
-import { verifyAgentCard } from '../client/card-signature.js';
+import {
+  apiKeyAuth,
+  bearerAuth,
+  clientCredentialsTokenUrl,
+  oauth2ClientCredentials,
+  type AuthHandler,
+} from '../client/auth.js';
+import { verifyAgentCard, verifiedCardJson } from '../client/card-signature.js';
+import { parseAgentCard } from '../bindings/card-parse.js';
 import type { ClientInterceptor } from '../client/interceptor.js';
 import { selectInterface, type BindingName } from '../client/binding-selection.js';
 import { isV03Card } from '../bindings/compat-v03/card.js';
@@ -23,20 +30,32 @@ import { describeError } from './errors.js';
 
 const BINDINGS: readonly string[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 
-function authOf(auth: ConnectSettings['auth'], fetchImpl: typeof fetch): AuthHandler | undefined {
+/**
+ * The auth handler for the page's settings. OAuth2 gets its token URL from the settings or,
+ * when that field is empty, from `verifiedCard` only: a card nobody verified could name any
+ * token endpoint and be sent the client secret (CLI-AUTH-2).
+ */
+function authOf(
+  auth: ConnectSettings['auth'],
+  fetchImpl: typeof fetch,
+  verifiedCard?: AgentCard,
+): AuthHandler | undefined {
   switch (auth?.kind) {
     case 'bearer':
       return auth.token ? bearerAuth(auth.token) : undefined;
     case 'apiKey':
       return auth.key ? apiKeyAuth(auth.key, auth.scheme ? { scheme: auth.scheme } : {}) : undefined;
-    case 'oauth2':
+    case 'oauth2': {
+      const tokenUrl = auth.tokenUrl || (verifiedCard && clientCredentialsTokenUrl(verifiedCard));
+      if (!tokenUrl) return undefined;
       return oauth2ClientCredentials({
         clientId: auth.clientId,
         clientSecret: auth.clientSecret,
-        ...(auth.tokenUrl ? { tokenUrl: auth.tokenUrl } : {}),
+        tokenUrl,
         ...(auth.scopes ? { scopes: auth.scopes } : {}),
         fetch: fetchImpl,
       });
+    }
     default:
       return undefined;
   }
@@ -59,7 +78,11 @@ function cardProblems(raw: unknown): FieldProblem[] {
     : checked.violations.map((v) => ({ path: v.path || '(card)', message: v.description }));
 }
 
-async function signatureOf(raw: unknown, trustedJwks: string | undefined): Promise<SignatureStatus> {
+/** The signature's status and, when it verified, the JSON it covers (CLI-SIGN-4). */
+async function signatureOf(
+  raw: unknown,
+  trustedJwks: string | undefined,
+): Promise<SignatureStatus & { verifiedJson?: Record<string, unknown> }> {
   const signatures = (raw as { signatures?: unknown } | null)?.signatures;
   if (!Array.isArray(signatures) || signatures.length === 0)
     return { status: 'unsigned', message: 'the card carries no signature' };
@@ -75,6 +98,7 @@ async function signatureOf(raw: unknown, trustedJwks: string | undefined): Promi
         status: 'verified',
         message: `verified with key ${result.kid} (${result.alg})`,
         kid: result.kid,
+        verifiedJson: verifiedCardJson(result, raw).verifiedJson,
       };
     return {
       status: 'failed',
@@ -83,6 +107,11 @@ async function signatureOf(raw: unknown, trustedJwks: string | undefined): Promi
   } catch (error) {
     return { status: 'failed', message: (error as Error).message };
   }
+}
+
+function statusOnly(s: SignatureStatus & { verifiedJson?: unknown }): SignatureStatus {
+  const { verifiedJson: _json, ...status } = s;
+  return status;
 }
 
 /** The card with the page's tenant on every interface. */
@@ -124,11 +153,11 @@ export class Session {
     } catch {
       return { ...result, error: `not a URL: ${s.url}` };
     }
-    const auth = authOf(s.auth, fetchImpl);
     const headers = { ...s.headers };
-    if (auth && s.auth?.kind !== 'oauth2') {
-      // OAuth2 needs the card's token URL first: the card is fetched without it.
-      Object.assign(headers, (await auth.credentials({ method: 'GetAgentCard' })).headers);
+    if (s.auth?.kind !== 'oauth2') {
+      // OAuth2 may need the card's token URL first: the card is fetched without it.
+      const auth = authOf(s.auth, fetchImpl);
+      if (auth) Object.assign(headers, (await auth.credentials({ method: 'GetAgentCard' })).headers);
     }
     let raw: unknown;
     const resolver = new AgentCardResolver({
@@ -174,13 +203,24 @@ export class Session {
           isV03,
           notes: [],
           problems: cardProblems(parsed),
-          signature: await signatureOf(parsed, s.trustedJwks),
+          signature: statusOnly(await signatureOf(parsed, s.trustedJwks)),
         };
         return { ...result, card: this.card, error: `the agent card is invalid: ${described.message}` };
       }
       return { ...result, error: `cannot read the agent card: ${described.message}` };
     }
     const isV03 = isV03Card(raw as Record<string, unknown>);
+    const { verifiedJson, ...signature } = await signatureOf(raw, s.trustedJwks);
+    let verifiedCard: AgentCard | undefined;
+    if (verifiedJson) {
+      // The client works from what the signature covers, never from fields added after signing.
+      try {
+        verifiedCard = parseAgentCard(verifiedJson, cardUrl);
+        card = verifiedCard;
+      } catch (error) {
+        return { ...result, error: `the signed agent card is invalid: ${describeError(error).message}` };
+      }
+    }
     this.card = {
       url: cardUrl,
       raw,
@@ -189,9 +229,21 @@ export class Session {
       notes,
       // A v0.3 card is checked in its translated v1.0 form (the v0.3 schema is not ours).
       problems: cardProblems(isV03 ? card : raw),
-      signature: await signatureOf(raw, s.trustedJwks),
+      signature,
     };
     result.card = this.card;
+    const auth = authOf(s.auth, fetchImpl, verifiedCard);
+    if (s.auth?.kind === 'oauth2' && !auth) {
+      return {
+        ...result,
+        error: verifiedCard
+          ? 'OAuth2: the token URL field is empty and the verified card declares no client-credentials flow'
+          : card.securitySchemes && clientCredentialsTokenUrl(card)
+            ? "OAuth2: the token URL field is empty, and the card's token URL is used only when the card's " +
+              'signature verifies (give a trusted JWKS URL) — the client secret was not sent'
+            : 'OAuth2: fill in the token URL field (the card declares no client-credentials flow)',
+      };
+    }
     const bindings = s.binding && BINDINGS.includes(s.binding) ? [s.binding as BindingName] : undefined;
     const interceptors: ClientInterceptor[] = [grpcRecorder(this.log, this.id)];
     if (s.a2aVersion && s.a2aVersion !== '1.0') interceptors.unshift(versionInterceptor(s.a2aVersion));

@@ -87,34 +87,42 @@ const AgentCardShape: Shape = {
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * `out[key] = v` as an own property whatever the key: a received `"__proto__"` member must stay
+ * a member (and be signed), not become the object's prototype.
+ */
+function setOwn(out: Json, key: string, v: unknown): void {
+  Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 function isDefault(v: unknown): boolean {
   if (v === '' || v === false || v === 0 || v === null || v === undefined) return true;
   if (Array.isArray(v)) return v.length === 0;
   return isObject(v) && Object.keys(v).length === 0;
 }
 
-function applyShape(value: unknown, shape: Shape | undefined, map: boolean, dropUnknown: boolean): unknown {
-  if (Array.isArray(value)) return value.map((v) => applyShape(v, shape, false, dropUnknown));
+function applyShape(value: unknown, shape: Shape | undefined, map: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => applyShape(v, shape, false));
   if (!isObject(value) || !shape) return value;
   if (map) {
     const out: Json = {};
-    for (const [k, v] of Object.entries(value)) out[k] = applyShape(v, shape, false, dropUnknown);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, applyShape(v, shape, false));
     return out;
   }
-  return stripObject(value, shape, dropUnknown);
+  return stripObject(value, shape);
 }
 
-function stripObject(value: Json, shape: Shape, dropUnknown: boolean): Json {
+function stripObject(value: Json, shape: Shape): Json {
   const out: Json = {};
   for (const [key, v] of Object.entries(value)) {
-    const field = shape[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined; // not `constructor`
     if (!field) {
-      if (!dropUnknown) out[key] = v;
+      setOwn(out, key, v); // unknown fields are signed as they are
       continue;
     }
     if (v === undefined || v === null) continue;
     if (field.presence === 'plain' && isDefault(v)) continue;
-    out[key] = field.presence === 'struct' ? v : applyShape(v, field.of, field.map ?? false, dropUnknown);
+    setOwn(out, key, field.presence === 'struct' ? v : applyShape(v, field.of, field.map ?? false));
   }
   return out;
 }
@@ -127,24 +135,52 @@ function withoutSignatures(card: Json): Json {
 
 /** The card minus `signatures` with the 8.4.1 presence rules applied (unknown fields kept). */
 export function cardWithoutDefaults(card: Json): Json {
-  return stripObject(withoutSignatures(card), AgentCardShape, false);
+  return stripObject(withoutSignatures(card), AgentCardShape);
 }
 
-/** Drops `""`, `null`, `[]` and `{}` everywhere (the literal reading of 8.4.2 "remove defaults"). */
-function dropEmpty(value: unknown): unknown {
+const isEmptyValue = (v: unknown): boolean =>
+  (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+
+/**
+ * The literal 8.4.2 "remove defaults" some signers apply (CLI-SIGN-4). `signed` drops object members
+ * whose value is `""`, `null`, `[]` or `{}`, and members and list elements that became empty
+ * through that removal (a requirement whose scope lists were all empty), at any depth. A value
+ * empty as received inside a list stays (`[{}]` is a list of one requirement), and so do unknown
+ * fields: what is added to a signed card changes the payload. `kept` is the same card with the
+ * empty members put back (`scopes: {}` is REQUIRED), which is what a verifier hands on.
+ */
+function dropEmptyMembers(value: unknown): { signed: unknown; kept: unknown } {
   if (Array.isArray(value)) {
-    const list = value.map(dropEmpty).filter((v) => v !== undefined);
-    return list.length > 0 ? list : undefined;
-  }
-  if (isObject(value)) {
-    const out: Json = {};
-    for (const [k, v] of Object.entries(value)) {
-      const c = dropEmpty(v);
-      if (c !== undefined) out[k] = c;
+    const signed: unknown[] = [];
+    const kept: unknown[] = [];
+    for (const v of value) {
+      if ((!isObject(v) && !Array.isArray(v)) || isEmptyValue(v)) {
+        signed.push(v); // a scalar, or empty as received: content, kept
+        kept.push(v);
+        continue;
+      }
+      const c = dropEmptyMembers(v);
+      if (isEmptyValue(c.signed)) continue;
+      signed.push(c.signed);
+      kept.push(c.kept);
     }
-    return Object.keys(out).length > 0 ? out : undefined;
+    return { signed, kept };
   }
-  return value === '' || value === null || value === undefined ? undefined : value;
+  if (!isObject(value)) return { signed: value, kept: value };
+  const signed: Json = {};
+  const kept: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === null || v === undefined) continue;
+    if (v === '' || isEmptyValue(v)) {
+      setOwn(kept, k, v);
+      continue;
+    }
+    const c = dropEmptyMembers(v);
+    if (isEmptyValue(c.signed)) continue;
+    setOwn(signed, k, c.signed);
+    setOwn(kept, k, c.kept);
+  }
+  return { signed, kept };
 }
 
 /** RFC 8785 canonical JSON text; throws on values JSON cannot carry (lone surrogates, NaN). */
@@ -162,18 +198,35 @@ export function cardSigningPayload(card: Json): string {
 /** Which reading of the card a payload candidate follows. */
 export type CardPayloadForm = 'as-received' | 'defaults-removed' | 'empty-removed';
 
+/** One reading of a received card: the object a signature may cover, and its JCS text. */
+export interface CardPayloadCandidate {
+  form: CardPayloadForm;
+  /**
+   * The card as this reading sees it, without `signatures`: what a verified signature covers
+   * (for `empty-removed`, with the empty members it set aside, which mean their default).
+   */
+  value: Json;
+  payload: string;
+}
+
 /**
- * The payloads a verifier tries, in order (N12): the received JSON minus `signatures`; the
- * same after the 8.4.1 rules; and, for signers that drop every empty value and unknown
- * field (the literal 8.4.2 reading, as `@a2a-js/sdk` 1.3 does), that form. Duplicates dropped.
+ * The payloads a verifier tries, in order (N12, CLI-SIGN-4): the received JSON minus `signatures`; the
+ * same after the 8.4.1 rules; and, for signers that drop every empty member (the literal 8.4.2
+ * reading, as `@a2a-js/sdk` 1.3 does), that form. Each reading only removes empty or default
+ * values, never a list element or a field with content, so a field added after signing fails
+ * every reading. Duplicates dropped.
  */
-export function cardPayloadCandidates(card: Json): { form: CardPayloadForm; payload: string }[] {
-  const forms: { form: CardPayloadForm; payload: string }[] = [
-    { form: 'as-received', payload: canonicalJson(withoutSignatures(card)) },
-    { form: 'defaults-removed', payload: cardSigningPayload(card) },
+export function cardPayloadCandidates(card: Json): CardPayloadCandidate[] {
+  const asReceived = withoutSignatures(card);
+  const defaultsRemoved = cardWithoutDefaults(card);
+  const emptyRemoved = dropEmptyMembers(defaultsRemoved);
+  const forms: CardPayloadCandidate[] = [
+    { form: 'as-received', value: asReceived, payload: canonicalJson(asReceived) },
+    { form: 'defaults-removed', value: defaultsRemoved, payload: canonicalJson(defaultsRemoved) },
     {
       form: 'empty-removed',
-      payload: canonicalJson(dropEmpty(stripObject(withoutSignatures(card), AgentCardShape, true)) ?? {}),
+      value: emptyRemoved.kept as Json,
+      payload: canonicalJson(emptyRemoved.signed),
     },
   ];
   return forms.filter((f, i) => forms.findIndex((g) => g.payload === f.payload) === i);

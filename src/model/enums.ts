@@ -34,6 +34,7 @@ export const Role = {
 } as const;
 /** One of the three `Role` names. */
 export type Role = (typeof Role)[keyof typeof Role];
+/** Every `Role` enum name, in the proto's order. */
 export const ROLE_NAMES: readonly Role[] = [Role.UNSPECIFIED, Role.USER, Role.AGENT];
 
 /** The four terminal states: a task in one of them never changes again (SRV-STATE-1/2). */
@@ -82,7 +83,7 @@ const V03_ROLES: Record<string, Role> = { user: Role.USER, agent: Role.AGENT };
 export function parseTaskState(value: unknown): TaskState | undefined {
   if (typeof value === 'string') {
     if ((TASK_STATE_NAMES as readonly string[]).includes(value)) return value as TaskState;
-    return V03_TASK_STATES[value];
+    return Object.hasOwn(V03_TASK_STATES, value) ? V03_TASK_STATES[value] : undefined; // not `constructor`
   }
   if (typeof value === 'number' && Number.isInteger(value)) return TASK_STATE_NAMES[value];
   return undefined;
@@ -92,7 +93,7 @@ export function parseTaskState(value: unknown): TaskState | undefined {
 export function parseRole(value: unknown): Role | undefined {
   if (typeof value === 'string') {
     if ((ROLE_NAMES as readonly string[]).includes(value)) return value as Role;
-    return V03_ROLES[value];
+    return Object.hasOwn(V03_ROLES, value) ? V03_ROLES[value] : undefined;
   }
   if (typeof value === 'number' && Number.isInteger(value)) return ROLE_NAMES[value];
   return undefined;

@@ -9,3 +9,4 @@ export { compile, describe, formatViolations } from './validate.js';
 export type { SchemaViolation, Checked, Validator } from './validate.js';
 export { isBase64 } from './validate.js';
 export * from './validators.js';
+export * from './draft.js';

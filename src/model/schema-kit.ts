@@ -25,6 +25,11 @@ export const Timestamp = () => Type.String({ format: 'timestamp' });
 /** `int32` in ProtoJSON. */
 export const Int32 = (extra: { minimum?: number; maximum?: number } = {}) =>
   Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...extra });
+/**
+ * `int64` in ProtoJSON: a decimal string (what we write), or a JSON number (accepted on input).
+ * Readers convert with `Number()`: the values a2a-kit keeps (task generations) stay far below 2^53.
+ */
+export const Int64 = () => Type.Union([Type.String({ pattern: '^-?[0-9]{1,19}$' }), Type.Integer()]);
 /** `bytes` in ProtoJSON: standard or URL-safe base64, padded or not. */
 export const Bytes = () => Type.String({ format: 'base64' });
 

@@ -8,6 +8,7 @@ import {
   Bytes,
   Id,
   Int32,
+  Int64,
   OneOf,
   OptId,
   RoleSchema,
@@ -79,6 +80,8 @@ export const Task = Type.Object(
     artifacts: Type.Optional(Type.Array(Artifact)),
     history: Type.Optional(Type.Array(Message)),
     metadata: Type.Optional(Struct()),
+    /** A2A 1.1 draft: the task's generation (GEN-2); only sent to a call that opted in. */
+    generation: Type.Optional(Int64()),
   },
   { $id: 'Task' },
 );
@@ -86,7 +89,14 @@ export type Task = Static<typeof Task>;
 
 /** A change of a task's status, as streamed. */
 export const TaskStatusUpdateEvent = Type.Object(
-  { taskId: Id(), contextId: Id(), status: TaskStatus, metadata: Type.Optional(Struct()) },
+  {
+    taskId: Id(),
+    contextId: Id(),
+    status: TaskStatus,
+    metadata: Type.Optional(Struct()),
+    /** A2A 1.1 draft: the task's generation after this change (GEN-2). */
+    generation: Type.Optional(Int64()),
+  },
   { $id: 'TaskStatusUpdateEvent' },
 );
 export type TaskStatusUpdateEvent = Static<typeof TaskStatusUpdateEvent>;
@@ -100,6 +110,8 @@ export const TaskArtifactUpdateEvent = Type.Object(
     append: Type.Optional(Type.Boolean()),
     lastChunk: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Struct()),
+    /** A2A 1.1 draft: the task's generation after this change (GEN-2). */
+    generation: Type.Optional(Int64()),
   },
   { $id: 'TaskArtifactUpdateEvent' },
 );
@@ -143,6 +155,7 @@ export type TaskPushNotificationConfig = Static<typeof TaskPushNotificationConfi
 
 // ---- agent card ----------------------------------------------------------------------
 
+/** TypeBox schema of `AgentInterface`: validates its ProtoJSON form. */
 export const AgentInterface = Type.Object(
   {
     url: Type.String({ minLength: 1 }),
@@ -155,10 +168,12 @@ export const AgentInterface = Type.Object(
 /** Where and how the agent is reached: a URL, a binding, a protocol version. */
 export type AgentInterface = Static<typeof AgentInterface>;
 
+/** TypeBox schema of `AgentProvider`: validates its ProtoJSON form. */
 export const AgentProvider = Type.Object({ url: Str(), organization: Str() }, { $id: 'AgentProvider' });
 /** The organization behind an agent. */
 export type AgentProvider = Static<typeof AgentProvider>;
 
+/** TypeBox schema of `AgentExtension`: validates its ProtoJSON form. */
 export const AgentExtension = Type.Object(
   {
     uri: OptStr(),
@@ -171,6 +186,7 @@ export const AgentExtension = Type.Object(
 /** A protocol extension the agent supports. */
 export type AgentExtension = Static<typeof AgentExtension>;
 
+/** TypeBox schema of `AgentCapabilities`: validates its ProtoJSON form. */
 export const AgentCapabilities = Type.Object(
   {
     streaming: Type.Optional(Type.Boolean()),
@@ -183,9 +199,12 @@ export const AgentCapabilities = Type.Object(
 /** Optional features the agent really offers. */
 export type AgentCapabilities = Static<typeof AgentCapabilities>;
 
+/** TypeBox schema of `StringList`: validates its ProtoJSON form. */
 export const StringList = Type.Object({ list: StrList() }, { $id: 'StringList' });
+/** A list of strings (the proto's wrapper, used by security requirements). */
 export type StringList = Static<typeof StringList>;
 
+/** TypeBox schema of `SecurityRequirement`: validates its ProtoJSON form. */
 export const SecurityRequirement = Type.Object(
   { schemes: Type.Optional(Type.Record(Type.String(), StringList)) },
   { $id: 'SecurityRequirement' },
@@ -193,6 +212,7 @@ export const SecurityRequirement = Type.Object(
 /** Schemes that must all be satisfied (the array of requirements lists alternatives). */
 export type SecurityRequirement = Static<typeof SecurityRequirement>;
 
+/** TypeBox schema of `AgentSkill`: validates its ProtoJSON form. */
 export const AgentSkill = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -209,6 +229,7 @@ export const AgentSkill = Type.Object(
 /** Something the agent can do. */
 export type AgentSkill = Static<typeof AgentSkill>;
 
+/** TypeBox schema of `AgentCardSignature`: validates its ProtoJSON form. */
 export const AgentCardSignature = Type.Object(
   {
     protected: Type.String({ minLength: 1 }),
@@ -220,17 +241,22 @@ export const AgentCardSignature = Type.Object(
 /** A detached JWS over the canonical card (spec 8.4). */
 export type AgentCardSignature = Static<typeof AgentCardSignature>;
 
+/** TypeBox schema of `APIKeySecurityScheme`: validates its ProtoJSON form. */
 export const APIKeySecurityScheme = Type.Object(
   { description: OptStr(), location: Type.String({ minLength: 1 }), name: Type.String({ minLength: 1 }) },
   { $id: 'APIKeySecurityScheme' },
 );
+/** An API key security scheme: where the key travels and under which name. */
 export type APIKeySecurityScheme = Static<typeof APIKeySecurityScheme>;
+/** TypeBox schema of `HTTPAuthSecurityScheme`: validates its ProtoJSON form. */
 export const HTTPAuthSecurityScheme = Type.Object(
   { description: OptStr(), scheme: Type.String({ minLength: 1 }), bearerFormat: OptStr() },
   { $id: 'HTTPAuthSecurityScheme' },
 );
+/** An HTTP authentication security scheme (`Bearer`, `Basic`, ...). */
 export type HTTPAuthSecurityScheme = Static<typeof HTTPAuthSecurityScheme>;
 
+/** TypeBox schema of `AuthorizationCodeOAuthFlow`: validates its ProtoJSON form. */
 export const AuthorizationCodeOAuthFlow = Type.Object({
   authorizationUrl: Str(),
   tokenUrl: Str(),
@@ -238,21 +264,25 @@ export const AuthorizationCodeOAuthFlow = Type.Object({
   scopes: StringMap(),
   pkceRequired: Type.Optional(Type.Boolean()),
 });
+/** TypeBox schema of `ClientCredentialsOAuthFlow`: validates its ProtoJSON form. */
 export const ClientCredentialsOAuthFlow = Type.Object({
   tokenUrl: Str(),
   refreshUrl: OptStr(),
   scopes: StringMap(),
 });
+/** TypeBox schema of `ImplicitOAuthFlow`: validates its ProtoJSON form. */
 export const ImplicitOAuthFlow = Type.Object({
   authorizationUrl: OptStr(),
   refreshUrl: OptStr(),
   scopes: Type.Optional(StringMap()),
 });
+/** TypeBox schema of `PasswordOAuthFlow`: validates its ProtoJSON form. */
 export const PasswordOAuthFlow = Type.Object({
   tokenUrl: OptStr(),
   refreshUrl: OptStr(),
   scopes: Type.Optional(StringMap()),
 });
+/** TypeBox schema of `DeviceCodeOAuthFlow`: validates its ProtoJSON form. */
 export const DeviceCodeOAuthFlow = Type.Object({
   deviceAuthorizationUrl: Str(),
   tokenUrl: Str(),
@@ -274,20 +304,26 @@ export const OAuthFlows = OneOf(
 );
 export type OAuthFlows = Static<typeof OAuthFlows>;
 
+/** TypeBox schema of `OAuth2SecurityScheme`: validates its ProtoJSON form. */
 export const OAuth2SecurityScheme = Type.Object(
   { description: OptStr(), flows: OAuthFlows, oauth2MetadataUrl: OptStr() },
   { $id: 'OAuth2SecurityScheme' },
 );
+/** An OAuth 2.0 security scheme and its flow. */
 export type OAuth2SecurityScheme = Static<typeof OAuth2SecurityScheme>;
+/** TypeBox schema of `OpenIdConnectSecurityScheme`: validates its ProtoJSON form. */
 export const OpenIdConnectSecurityScheme = Type.Object(
   { description: OptStr(), openIdConnectUrl: Type.String({ minLength: 1 }) },
   { $id: 'OpenIdConnectSecurityScheme' },
 );
+/** An OpenID Connect security scheme: the URL of its discovery document. */
 export type OpenIdConnectSecurityScheme = Static<typeof OpenIdConnectSecurityScheme>;
+/** TypeBox schema of `MutualTlsSecurityScheme`: validates its ProtoJSON form. */
 export const MutualTlsSecurityScheme = Type.Object(
   { description: OptStr() },
   { $id: 'MutualTlsSecurityScheme' },
 );
+/** A mutual TLS security scheme: the caller presents a client certificate. */
 export type MutualTlsSecurityScheme = Static<typeof MutualTlsSecurityScheme>;
 
 /** One declared authentication scheme: exactly one member. */
@@ -328,18 +364,22 @@ export type AgentCard = Static<typeof AgentCard>;
 
 // ---- requests and responses of the eleven operations -------------------------------
 
+/** TypeBox schema of `SendMessageConfiguration`: validates its ProtoJSON form. */
 export const SendMessageConfiguration = Type.Object(
   {
     acceptedOutputModes: StrList(),
     taskPushNotificationConfig: Type.Optional(TaskPushNotificationConfig),
     historyLength: Type.Optional(Int32({ minimum: 0 })),
     returnImmediately: Type.Optional(Type.Boolean()),
+    /** A2A 1.1 draft: refuse unless the task is at this generation (GEN-4); honoured only when opted in. */
+    ifGenerationMatch: Type.Optional(Int64()),
   },
   { $id: 'SendMessageConfiguration' },
 );
 /** How the server should handle a sent message. */
 export type SendMessageConfiguration = Static<typeof SendMessageConfiguration>;
 
+/** TypeBox schema of `SendMessageRequest`: validates its ProtoJSON form. */
 export const SendMessageRequest = Type.Object(
   {
     tenant: OptStr(),
@@ -360,12 +400,21 @@ export const SendMessageResponse = OneOf(
 );
 export type SendMessageResponse = Static<typeof SendMessageResponse>;
 
+/** TypeBox schema of `GetTaskRequest`: validates its ProtoJSON form. */
 export const GetTaskRequest = Type.Object(
-  { tenant: OptStr(), id: Id(), historyLength: Type.Optional(Int32({ minimum: 0 })) },
+  {
+    tenant: OptStr(),
+    id: Id(),
+    historyLength: Type.Optional(Int32({ minimum: 0 })),
+    /** A2A 1.1 draft: hold the call until the task's generation passes this (GEN-3); honoured only when opted in. */
+    currentGeneration: Type.Optional(Int64()),
+  },
   { $id: 'GetTaskRequest' },
 );
+/** The GetTask request: the task's id and an optional `historyLength`. */
 export type GetTaskRequest = Static<typeof GetTaskRequest>;
 
+/** TypeBox schema of `ListTasksRequest`: validates its ProtoJSON form. */
 export const ListTasksRequest = Type.Object(
   {
     tenant: OptStr(),
@@ -379,38 +428,50 @@ export const ListTasksRequest = Type.Object(
   },
   { $id: 'ListTasksRequest' },
 );
+/** The ListTasks request: filters and paging. */
 export type ListTasksRequest = Static<typeof ListTasksRequest>;
 
+/** TypeBox schema of `ListTasksResponse`: validates its ProtoJSON form. */
 export const ListTasksResponse = Type.Object(
   { tasks: Type.Array(Task), nextPageToken: Type.String(), pageSize: Int32(), totalSize: Int32() },
   { $id: 'ListTasksResponse' },
 );
+/** One page of tasks, the token of the next page and the total count. */
 export type ListTasksResponse = Static<typeof ListTasksResponse>;
 
+/** TypeBox schema of `CancelTaskRequest`: validates its ProtoJSON form. */
 export const CancelTaskRequest = Type.Object(
   { tenant: OptStr(), id: Id(), metadata: Type.Optional(Struct()) },
   { $id: 'CancelTaskRequest' },
 );
+/** The CancelTask request: the task's id. */
 export type CancelTaskRequest = Static<typeof CancelTaskRequest>;
 
+/** TypeBox schema of `SubscribeToTaskRequest`: validates its ProtoJSON form. */
 export const SubscribeToTaskRequest = Type.Object(
   { tenant: OptStr(), id: Id() },
   { $id: 'SubscribeToTaskRequest' },
 );
+/** The SubscribeToTask request: the task's id. */
 export type SubscribeToTaskRequest = Static<typeof SubscribeToTaskRequest>;
 
+/** TypeBox schema of `GetTaskPushNotificationConfigRequest`: validates its ProtoJSON form. */
 export const GetTaskPushNotificationConfigRequest = Type.Object(
   { tenant: OptStr(), taskId: Id(), id: Id() },
   { $id: 'GetTaskPushNotificationConfigRequest' },
 );
+/** The GetTaskPushNotificationConfig request: the task's and the config's ids. */
 export type GetTaskPushNotificationConfigRequest = Static<typeof GetTaskPushNotificationConfigRequest>;
 
+/** TypeBox schema of `DeleteTaskPushNotificationConfigRequest`: validates its ProtoJSON form. */
 export const DeleteTaskPushNotificationConfigRequest = Type.Object(
   { tenant: OptStr(), taskId: Id(), id: Id() },
   { $id: 'DeleteTaskPushNotificationConfigRequest' },
 );
+/** The DeleteTaskPushNotificationConfig request: the task's and the config's ids. */
 export type DeleteTaskPushNotificationConfigRequest = Static<typeof DeleteTaskPushNotificationConfigRequest>;
 
+/** TypeBox schema of `ListTaskPushNotificationConfigsRequest`: validates its ProtoJSON form. */
 export const ListTaskPushNotificationConfigsRequest = Type.Object(
   {
     tenant: OptStr(),
@@ -420,18 +481,23 @@ export const ListTaskPushNotificationConfigsRequest = Type.Object(
   },
   { $id: 'ListTaskPushNotificationConfigsRequest' },
 );
+/** The ListTaskPushNotificationConfigs request: a task's id and paging. */
 export type ListTaskPushNotificationConfigsRequest = Static<typeof ListTaskPushNotificationConfigsRequest>;
 
+/** TypeBox schema of `ListTaskPushNotificationConfigsResponse`: validates its ProtoJSON form. */
 export const ListTaskPushNotificationConfigsResponse = Type.Object(
   { configs: Type.Optional(Type.Array(TaskPushNotificationConfig)), nextPageToken: OptStr() },
   { $id: 'ListTaskPushNotificationConfigsResponse' },
 );
+/** One page of a task's push configs, with the token of the next page. */
 export type ListTaskPushNotificationConfigsResponse = Static<typeof ListTaskPushNotificationConfigsResponse>;
 
+/** TypeBox schema of `GetExtendedAgentCardRequest`: validates its ProtoJSON form. */
 export const GetExtendedAgentCardRequest = Type.Object(
   { tenant: OptStr() },
   { $id: 'GetExtendedAgentCardRequest' },
 );
+/** The GetExtendedAgentCard request (a tenant at most). */
 export type GetExtendedAgentCardRequest = Static<typeof GetExtendedAgentCardRequest>;
 
 /** `google.protobuf.Empty`. */

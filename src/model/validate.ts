@@ -5,6 +5,7 @@
 import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { isTimestamp } from './timestamp.js';
 import { oneofMembers } from './schema-kit.js';
 
@@ -57,10 +58,28 @@ export interface Validator<T> {
   check(value: unknown, max?: number): Checked<T>;
 }
 
+/** The check of one schema: compiled, or interpreted where code generation is refused. */
+type SchemaCheck<S extends TSchema> = Pick<TypeCheck<S>, 'Check'>;
+
+/** False once the runtime refused `new Function` (workerd, CSP pages): checks are interpreted. */
+let codeGeneration = true;
+
+function checkOf<S extends TSchema>(schema: S): SchemaCheck<S> {
+  if (codeGeneration) {
+    try {
+      return TypeCompiler.Compile(schema);
+    } catch (error) {
+      if (!(error instanceof EvalError)) throw error;
+      codeGeneration = false;
+    }
+  }
+  return { Check: (value: unknown): value is Static<S> => Value.Check(schema, value) };
+}
+
 /** Compiles `schema` once; reuse the returned validator. */
 export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
-  let compiled: TypeCheck<S> | undefined;
-  const get = (): TypeCheck<S> => (compiled ??= TypeCompiler.Compile(schema));
+  let compiled: SchemaCheck<S> | undefined;
+  const get = (): SchemaCheck<S> => (compiled ??= checkOf(schema));
   return {
     is: (value: unknown): value is Static<S> => get().Check(value),
     check(value: unknown, max = 8): Checked<Static<S>> {

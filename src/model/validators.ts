@@ -275,7 +275,7 @@ const TOO_DEEP = -1;
 
 /**
  * Approximate JSON length of `value`, walking at most until `budget` is exceeded (so the
- * cost is bounded by the limit, not by the input); {@link TOO_DEEP} past `maxDepth`.
+ * cost is bounded by the limit, not by the input); `TOO_DEEP` past `maxDepth`.
  */
 export function jsonSize(value: unknown, budget: number, maxDepth: number): number {
   return sizeOf(value, budget, maxDepth, 0, 0);

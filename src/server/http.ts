@@ -5,8 +5,7 @@
  * ({@link A2AServer.fetch}). This file holds the lifecycle (build, listen, close); routing,
  * options, the card source and the runtime adapters have their own files.
  */
-import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BODY_LIMIT } from '../bindings/http/http-body.js';
 import { A2AConfigError } from '../errors/config-errors.js';
@@ -22,6 +21,7 @@ import { JSONRPC_PATH, REST_ROOT, WELL_KNOWN_CARD_PATH, validateAgentCard } from
 import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
 import { serveFetch } from './adapters/fetch.js';
+import { normalizeBasePath } from './adapters/base-path.js';
 import { InFlight } from './in-flight.js';
 import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
 import { wireSecurity } from './security.js';
@@ -78,9 +78,31 @@ export interface A2AServer {
   readonly nodeHandler: NodeHandler;
   /**
    * The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. `info` carries
-   * what the host knows of the connection (the peer's address, for per-address limits).
+   * what the host knows of the connection (the peer's address, for per-address limits). Bound
+   * to the server, so `Bun.serve({ fetch: server.fetch })` and `Deno.serve(server.fetch)` work as is.
    */
   fetch(request: Request, info?: FetchConnectionInfo): Promise<Response>;
+  /**
+   * {@link fetch} for a server mounted below `basePath` (`/agents/echo`): only the paths below it
+   * are served, and the card's URLs are under it. `options.origin` replaces the request URL's
+   * own for the card (a host that rewrites it, as Next.js does). The framework adapters call it.
+   */
+  fetchBelow(
+    basePath: string,
+    request: Request,
+    options?: { origin?: string; info?: FetchConnectionInfo },
+  ): Promise<Response>;
+  /**
+   * {@link nodeHandler} for a server mounted below `basePath` whose host leaves the full path in
+   * `req.url` (Fastify). Under Express's `app.use('/agents/echo', server.nodeHandler)` the plain
+   * `nodeHandler` already names the mount path on the card (from `req.baseUrl`).
+   */
+  nodeHandlerBelow(basePath: string): NodeHandler;
+  /**
+   * True when the server answers `path` (below its mount path): the card, the bindings, the push
+   * JWKS, the `routes`. Adapters pass other paths to the host's own routes and 404.
+   */
+  serves(path: string): boolean;
 }
 
 interface GrpcHost {
@@ -131,6 +153,7 @@ function createDefaultHandler(
       : {}),
     ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
+    ...(options.generation ? { generation: options.generation } : {}), // A2A 1.1 draft (issue 31)
     ...pickLimits(options.limits),
     onError,
   });
@@ -156,6 +179,8 @@ class A2AHttpServer implements A2AServer {
   private readonly stores: OpenedStores | undefined;
   private readonly tls: TlsConfig | undefined;
   private readonly authenticate: A2AServerOptions['authenticate'];
+  /** Answers the held long-polling GetTask calls (the DefaultRequestHandler's), at close. */
+  private readonly releaseLongPolls: (() => void) | undefined;
 
   constructor(private readonly options: A2AServerOptions) {
     const streaming = options.streaming ?? true;
@@ -182,6 +207,15 @@ class A2AHttpServer implements A2AServer {
           : {}),
         extendedAgentCard: extendedCard !== undefined,
         compatV03: options.compatV03 !== false,
+        // A2A 1.1 draft (issue 31): the card declares the generation extension.
+        ...(options.generation
+          ? {
+              generation: {
+                advertiseDraftVersion:
+                  typeof options.generation === 'object' && options.generation.advertiseDraftVersion === true,
+              },
+            }
+          : {}),
       },
       options.publicUrl,
       options.grpc,
@@ -228,6 +262,7 @@ class A2AHttpServer implements A2AServer {
             ...(options.push ?? {}),
           },
           onError,
+          obs.push, // one line per delivery attempt (issue 27)
         )
       : undefined;
     const handler = options.handler
@@ -242,6 +277,9 @@ class A2AHttpServer implements A2AServer {
           obs,
           onError,
         );
+    // A2A 1.1 draft (issue 31): the handler's own method, before any wrapper hides it.
+    const release = (handler as { releaseLongPolls?: () => void }).releaseLongPolls;
+    this.releaseLongPolls = release ? release.bind(handler) : undefined;
     this.handler = obs.handler(this.push ? this.push.attach(handler) : handler);
     this.served = interceptHandler(this.handler, [
       // A credential bound to tenants acts only in those (SRV-TRUST-3); only an authenticating
@@ -276,13 +314,45 @@ class A2AHttpServer implements A2AServer {
     return this.cards.card();
   }
 
-  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response> {
+  readonly fetch = (request: Request, info?: FetchConnectionInfo): Promise<Response> => {
     try {
       this.checkMountable();
     } catch (error) {
       return Promise.reject(error);
     }
     return serveFetch(this.router, this.inFlight, this.keepAliveMs, request, info);
+  };
+
+  fetchBelow(
+    basePath: string,
+    request: Request,
+    options: { origin?: string; info?: FetchConnectionInfo } = {},
+  ): Promise<Response> {
+    try {
+      this.checkMountable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return serveFetch(
+      this.router,
+      this.inFlight,
+      this.keepAliveMs,
+      request,
+      options.info,
+      normalizeBasePath(basePath),
+      options.origin,
+    );
+  }
+
+  serves(path: string): boolean {
+    return this.router.serves(path);
+  }
+
+  nodeHandlerBelow(basePath: string): NodeHandler {
+    const base = normalizeBasePath(basePath);
+    if (base === '') return this.nodeHandler;
+    this.checkMountable();
+    return createNodeHandler(this.router, this.inFlight, this.keepAliveMs, this.onError, base);
   }
 
   /**
@@ -304,9 +374,13 @@ class A2AHttpServer implements A2AServer {
     if (this.closing) throw new Error('The server is closed');
     if (this.stores) await this.stores.ready;
     const timeouts = httpServerTimeouts(this.options.timeouts);
+    // node:http on use: the fetch handler is the whole server on Bun, Deno and workerd.
     const server = this.tls
-      ? createHttpsServer({ ...httpsServerOptions(this.tls), ...timeouts }, this.ownNodeHandler)
-      : createServer(timeouts, this.ownNodeHandler);
+      ? (await import('node:https')).createServer(
+          { ...httpsServerOptions(this.tls), ...timeouts },
+          this.ownNodeHandler,
+        )
+      : (await import('node:http')).createServer(timeouts, this.ownNodeHandler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -360,6 +434,8 @@ class A2AHttpServer implements A2AServer {
     const server = this.server;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     this.inFlight.stopStreams();
+    // A2A 1.1 draft (issue 31): held long-polling GetTask calls answer now, not after the grace.
+    this.releaseLongPolls?.();
     server?.closeIdleConnections();
     const grace = this.options.closeGraceMs ?? 5_000;
     await this.inFlight.waitIdle(grace);

@@ -43,7 +43,7 @@ export class InFlight {
     if (this.#count === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
-      timer.unref();
+      timer.unref?.(); // workerd: timers without unref
       function done(): void {
         clearTimeout(timer);
         resolve();

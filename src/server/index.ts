@@ -30,6 +30,9 @@ export {
   WELL_KNOWN_CARD_PATH,
 } from './card/build.js';
 export type { AgentCardConfig, CardFacts } from './card/build.js';
+// Framework adapters that need nothing of their framework (Hono and Fastify: `a2a-kit/hono`, `a2a-kit/fastify`).
+export { a2aNext } from './adapters/next.js';
+export type { A2ANextHandlers, A2ANextOptions, NextRouteContext, NextRouteHandler } from './adapters/next.js';
 export { DefaultRequestHandler } from '../core/handler/default-handler.js';
 export { InterruptedWaitExpiredReason, TaskCanceledReason } from '../core/handler/abort-reasons.js';
 export type { DefaultRequestHandlerOptions } from '../core/handler/options.js';
@@ -65,6 +68,8 @@ export type {
 export { TaskVersionConflictError } from '../core/stores/task-store.js';
 export { openStores, isStoreSpec } from '../core/stores/open.js';
 export type { OpenedStores, OpenStoresOptions, StoreSpec } from '../core/stores/open.js';
+// The SQL stores, also at `a2a-kit/sqlite` and `a2a-kit/postgres`: their drivers load on first
+// use (core/node-modules.ts), so these re-exports keep this entry loadable on workerd.
 export { SqliteDatabase } from '../core/stores/sqlite/database.js';
 export type { SqliteOptions } from '../core/stores/sqlite/database.js';
 export { SqliteTaskStore } from '../core/stores/sqlite/task-store.js';
@@ -80,6 +85,15 @@ export { PostgresEventBus } from '../core/event-bus/postgres.js';
 export { SchemaTooNewError, StoreOpenError } from '../core/stores/sql/shared.js';
 export type { RecoveryOptions } from '../core/recovery.js';
 export type { RetentionOptions, RetentionRun } from '../core/retention.js';
+// A2A 1.1 draft support (issue 31): the `generation` option and the names it negotiates with.
+export {
+  DEFAULT_EVENT_LOG_PER_TASK,
+  DEFAULT_LONG_POLL_MAX_MS,
+  DEFAULT_LONG_POLL_WAITERS_PER_PRINCIPAL,
+  DRAFT_PROTOCOL_VERSION,
+  GENERATION_EXTENSION,
+  type GenerationOptions,
+} from '../core/generation.js';
 export { TaskTooLargeError } from '../core/task-size.js';
 export type { PushConfigPage, PushConfigStore, StoredPushConfig } from '../core/stores/push-config-store.js';
 export type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from '../core/event-bus/event-bus.js';

@@ -2,6 +2,7 @@
  * The options of `createA2AServer`, each documented where it is declared (its default and
  * an example), and the pieces derived from them.
  */
+import type { GenerationOptions } from '../core/generation.js';
 import type { Authenticate } from '../bindings/auth-request.js';
 import type { AgentCard } from '../model/schema.js';
 import type { ServerCallContext } from '../core/context.js';
@@ -93,7 +94,7 @@ export interface A2AServerOptions {
   pushNotifications?: boolean;
   /**
    * Push delivery options (address safety, retries, signing), used when `pushNotifications`
-   * is true. See [Push notifications](../../README.md#push-notifications).
+   * is true. See [push notifications](../../docs/push-notifications.md).
    * @default {} (HTTPS only, public addresses only, signed with a key generated at start)
    * @example push: { allowHosts: ['127.0.0.1'], allowHttp: true }
    */
@@ -157,13 +158,23 @@ export interface A2AServerOptions {
    */
   interruptedTimeoutMs?: number;
   /**
+   * A2A 1.1 draft support (dev-1.1, PR 1810): task `generation`, long-polling GetTask,
+   * `ifGenerationMatch`, exact SSE resumption with `Last-Event-ID`. Opt-in per call too: only
+   * a call with `A2A-Version: 1.1` or the extension `https://a2a-kit.dev/extensions/generation/v1`
+   * in `A2A-Extensions` sees any of it (the card declares the extension). See
+   * docs/a2a-1.1-draft.md. @default off
+   * @example generation: { longPollMaxMs: 10_000, advertiseDraftVersion: true }
+   */
+  generation?: GenerationOptions | boolean;
+  /**
    * Resource bounds and the idempotency window, passed to the DefaultRequestHandler (see
    * {@link DefaultRequestHandlerOptions} for each one's meaning and default), and per-caller
    * limits run as interceptors on every binding, keyed by tenant + principal: `ratePerSecond`
    * / `rateBurst` (token bucket; 429 / RESOURCE_EXHAUSTED with Retry-After),
    * `maxStreamsPerPrincipal`, `maxRunningPerPrincipal` (executions the caller's messages run),
-   * `maxPushConfigsPerTask` (ResourceExhausted beyond). The per-caller limits are off unless set.
-   * @default the DefaultRequestHandler's defaults; no per-caller limits
+   * `maxPushConfigsPerTask` (ResourceExhausted beyond; 10 unless set, `false` for none). The
+   * other per-caller limits are off unless set.
+   * @default the DefaultRequestHandler's defaults; at most 10 push configs per task
    * @example limits: { maxTaskParts: 1000, ratePerSecond: 20, maxStreamsPerPrincipal: 8 }
    */
   limits?: ServerLimits;
@@ -245,7 +256,7 @@ export interface A2AServerOptions {
    */
   compatV03?: boolean;
   /**
-   * Structured logs (see README "Operating a2a-kit"): a pino logger, or `false` for none.
+   * Structured logs (see docs/observability.md): a pino logger, or `false` for none.
    * @default false (no logs; `a2a serve` passes one)
    * @example logger: pino({ level: 'info' })
    */

@@ -57,6 +57,17 @@ export class A2ARouter {
     this.v03 = options.compatV03 ? new V03Router(handler, bindingOptions) : undefined;
   }
 
+  /** True when the router answers `path`: the bindings, the card, the extra routes. */
+  serves(path: string): boolean {
+    const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    return (
+      p === JSONRPC_PATH ||
+      (p.startsWith(REST_ROOT) && p.charCodeAt(REST_ROOT.length) === 47) ||
+      p === WELL_KNOWN_CARD_PATH ||
+      (this.options.extraRoutes !== undefined && Object.hasOwn(this.options.extraRoutes, p))
+    );
+  }
+
   /**
    * Routes one request to a binding or the card; `baseUrl` is the request's own base URL (for a
    * card served before the server knows its address). Undefined: not an A2A path.

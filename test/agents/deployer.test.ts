@@ -82,8 +82,8 @@ test('production: AUTH_REQUIRED for the demo token until the same task gets a me
   const dataDir = join(repo.root, 'deployer');
   const { handler } = createTestHandler(createDeployerExecutor({ dataDir }));
   t.after(() => handler.close());
-  const weak = createCallContext({ principal: DEMO_TOKENS[DEMO_TOKEN]! });
-  const strong = createCallContext({ principal: DEMO_TOKENS[DEMO_PRODUCTION_TOKEN]! });
+  const weak = createCallContext({ principal: DEMO_TOKENS.get(DEMO_TOKEN)! });
+  const strong = createCallContext({ principal: DEMO_TOKENS.get(DEMO_PRODUCTION_TOKEN)! });
   const first = await handler.sendMessage(
     {
       message: userMessage('x', {
@@ -142,7 +142,14 @@ test('the deployer server enforces bearer tokens over HTTP', async (t) => {
     });
 
   // No token, or an unknown one: refused with the Bearer challenge, and nothing deployed.
-  const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer not-a-demo-token' }];
+  // Issue 27, finding 8: names an object inherits are not tokens.
+  const attempts: Record<string, string>[] = [
+    {},
+    { authorization: 'Bearer not-a-demo-token' },
+    ...['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'].map((name) => ({
+      authorization: `Bearer ${name}`,
+    })),
+  ];
   for (const headers of attempts) {
     const refused = await send(headers);
     assert.equal(refused.status, 401);

@@ -1,69 +1,96 @@
-/** The README's two examples, run as written (imports point at src instead of the package). */
+/**
+ * The README's server and client, run as written: its first two TypeScript blocks are written to
+ * files (the `a2a-kit/*` imports pointed at src/), the server is started as its own process on a
+ * free port, and the client is run against it.
+ */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { A2AClient } from '../../src/client/index.js';
-import { createA2AServer, type AgentExecutor } from '../../src/server/index.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-test('README: publish an agent, then call it', async (t) => {
-  const agent: AgentExecutor = {
-    async execute(ctx, task) {
-      if (!ctx.text) return task.requireInput('Which repository?');
-      await task.working('running the tests');
-      await task.artifact({ name: 'summary.json', data: { passed: 42, failed: 0 } });
-      await task.complete();
-    },
-  };
-  const server = createA2AServer({
-    agent,
-    card: {
-      name: 'test-runner',
-      description: "Runs a repository's unit tests at a commit",
-      version: '1.0.0',
-      skills: [{ id: 'run-tests', name: 'Run tests', description: 'Runs the suite', tags: ['ci'] }],
-    },
-    grpc: { port: 0 },
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+/** The README's TypeScript blocks, in order. */
+function typescriptBlocks(): string[] {
+  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+}
+
+/** `code` with its `a2a-kit/<entry>` imports pointed at the entry's source file. */
+function againstSources(code: string): string {
+  const entries = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports as Record<
+    string,
+    { types: string }
+  >;
+  return code.replace(/from '(a2a-kit(?:\/[\w-]+)?)'/g, (_, specifier: string) => {
+    const entry = entries[specifier === 'a2a-kit' ? '.' : `./${specifier.slice('a2a-kit/'.length)}`];
+    assert.ok(entry, `the README imports ${specifier}, which package.json does not export`);
+    const source = entry.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts');
+    return `from '${pathToFileURL(join(root, source)).href}'`;
   });
-  const { url } = await server.listen(0, '127.0.0.1');
-  t.after(() => server.close());
+}
 
-  const runner = await A2AClient.connect(url, { auth: { bearer: 'token' } });
-  t.after(() => runner.close());
-  const reply = await runner.send({
-    text: 'run the tests',
-    data: { repo: 'payments-api', commit: '9f3c2e1' },
+/** Runs a TypeScript file with tsx, as `npx tsx file` would. */
+function run(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  assert.equal(reply.kind, 'task');
-  if (reply.kind !== 'task') return;
-  const done = await runner.waitForTask(reply.task.id, { deadline: 10_000 });
-  assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
-  assert.deepEqual(done.artifacts?.[0]?.parts, [{ data: { passed: 42, failed: 0 } }]);
-  assert.equal(done.artifacts?.[0]?.name, 'summary.json');
+}
 
-  // The task exists from the agent's first event (WORKING), so the stream opens with it.
-  const kinds: string[] = [];
-  for await (const event of runner.stream({ text: 'again' })) kinds.push(event.kind);
-  assert.deepEqual(kinds, ['task', 'artifactUpdate', 'statusUpdate']);
+test('README: the server and the client run as written', { timeout: 120_000 }, async (t) => {
+  const [serverCode = '', clientCode = ''] = typescriptBlocks();
+  assert.ok(serverCode.includes('createA2AServer'), 'the first TypeScript block is the server');
+  assert.ok(clientCode.includes('A2AClient'), 'the second TypeScript block is the client');
+  assert.ok(serverCode.trim().split('\n').length <= 20, 'the server is at most 20 lines');
+  assert.ok(clientCode.trim().split('\n').length <= 10, 'the client is at most 10 lines');
 
-  const question = await runner.send({ data: { repo: 'payments-api' } });
-  assert.equal(question.kind === 'task' && question.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
-});
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-readme-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // An ESM project, as the README asks for (top-level await).
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  writeFileSync(join(dir, 'server.ts'), againstSources(serverCode));
+  writeFileSync(join(dir, 'client.ts'), againstSources(clientCode));
 
-test('README: an agent can be just its execute function', async (t) => {
-  const server = createA2AServer({
-    agent: async (ctx, task) => task.complete(`you said ${ctx.text}`),
-    card: {
-      name: 'parrot',
-      description: 'Repeats',
-      version: '1.0.0',
-      skills: [{ id: 'repeat', name: 'Repeat', description: 'Repeats', tags: ['demo'] }],
-    },
+  // A free port, and the memory store so that nothing is written to the working directory.
+  const server = run(join(dir, 'server.ts'), [], { PORT: '0', A2A_STORE: 'memory' });
+  const serverExit = once(server, 'exit');
+  t.after(async () => {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
+    await serverExit;
   });
-  const { url } = await server.listen(0, '127.0.0.1');
-  t.after(() => server.close());
-  const client = await A2AClient.connect(url);
-  t.after(() => client.close());
-  const reply = await client.send({ text: 'hi' });
-  assert.equal(reply.kind, 'task');
-  if (reply.kind !== 'task') return;
-  assert.deepEqual(reply.task.artifacts?.[0]?.parts, [{ text: 'you said hi' }]);
+  let serverErr = '';
+  server.stderr!.on('data', (chunk: Buffer) => (serverErr += chunk.toString()));
+  let url: string | undefined;
+  for await (const line of createInterface({ input: server.stdout! })) {
+    url = /^agent at (http:\/\/\S+)$/.exec(line)?.[1];
+    if (url) break;
+  }
+  assert.ok(url, `the server printed its URL (stderr: ${serverErr})`);
+
+  const client = run(join(dir, 'client.ts'), [url], {});
+  let out = '';
+  let err = '';
+  client.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  client.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const [code] = (await once(client, 'exit')) as [number | null];
+  assert.equal(code, 0, `the client exits 0 (stderr: ${err})`);
+  assert.deepEqual(out.trim().split('\n'), [
+    "TASK_STATE_COMPLETED { text: 'Hello, world!' }",
+    // The task exists from the agent's first event (WORKING), so the stream opens with it.
+    'task',
+    'artifactUpdate',
+    'statusUpdate',
+  ]);
+
+  // The README says so: SIGTERM closes the server, and its process ends by itself.
+  server.kill('SIGTERM');
+  const [, signal] = (await serverExit) as [number | null, NodeJS.Signals | null];
+  assert.equal(signal, null, 'the server ended by closing, not by the signal');
 });

@@ -60,6 +60,7 @@ function isTask(result: Message | Task): result is Task {
 
 let server: A2AServer;
 let baseUrl: string;
+const GENERATION_ON = (globalThis as { a2aInteropGeneration?: boolean }).a2aInteropGeneration === true;
 
 before(async () => {
   server = createA2AServer({
@@ -79,6 +80,9 @@ before(async () => {
       ],
     },
     store: 'memory',
+    // sdk-client-generation.test.ts runs this file again with the A2A 1.1 draft support on:
+    // the SDK's v1.0 client must see no difference (GEN-1).
+    ...(GENERATION_ON ? { generation: { advertiseDraftVersion: true } } : {}),
   });
   const listening = await server.listen(0, '127.0.0.1');
   baseUrl = listening.url.replace(/\/+$/, '');

@@ -18,14 +18,19 @@ export const DEMO_PRODUCTION_TOKEN = 'demo-production-token';
 /**
  * Every demo token and what it grants. Both name the same user: tasks belong to their caller,
  * so the stronger token must be the same principal to continue a task the weaker one started.
+ * A Map, not an object: a caller's token is a key, and `constructor` or `__proto__` must not
+ * find anything an object inherits.
  */
-export const DEMO_TOKENS: Readonly<Record<string, Principal>> = Object.freeze({
-  [DEMO_TOKEN]: { id: 'demo-user', scopes: [deployScope('staging')] },
-  [DEMO_PRODUCTION_TOKEN]: {
-    id: 'demo-user',
-    scopes: [deployScope('staging'), deployScope('production')],
-  },
-});
+export const DEMO_TOKENS: ReadonlyMap<string, Principal> = new Map<string, Principal>([
+  [DEMO_TOKEN, Object.freeze({ id: 'demo-user', scopes: Object.freeze([deployScope('staging')]) })],
+  [
+    DEMO_PRODUCTION_TOKEN,
+    Object.freeze({
+      id: 'demo-user',
+      scopes: Object.freeze([deployScope('staging'), deployScope('production')]),
+    }),
+  ],
+]);
 
 /** True when `principal` holds `scope`. */
 export function hasScope(principal: Principal, scope: string): boolean {
@@ -39,7 +44,7 @@ export function hasScope(principal: Principal, scope: string): boolean {
 export function demoTokenAuthenticate(request: AuthRequest): Principal {
   const header = request.headers.get('authorization') ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
-  const principal = match ? DEMO_TOKENS[match[1]!] : undefined;
+  const principal = match ? DEMO_TOKENS.get(match[1]!) : undefined;
   if (principal) return principal;
   throw new AuthenticationFailedError({
     kind: match ? 'invalid' : 'missing',

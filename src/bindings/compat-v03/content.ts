@@ -74,7 +74,8 @@ export function stateToV03(state: TaskState): V03TaskState {
 
 /** v0.3 spelling → v1.0 state; anything else is passed through for the validator. */
 export function stateFromV03(state: unknown): unknown {
-  return typeof state === 'string' ? (STATE_FROM_V03[state] ?? state) : state;
+  // Own keys only: `constructor` or `toString` is not a state.
+  return typeof state === 'string' && Object.hasOwn(STATE_FROM_V03, state) ? STATE_FROM_V03[state] : state;
 }
 
 function roleToV03(role: Role): V03Role {

@@ -22,6 +22,7 @@ import {
   type SendMessageRequest,
   type SubscribeToTaskRequest,
 } from '../../model/schema.js';
+import { A2ATransportError } from '../../errors/client-errors.js';
 import { parseAgentCard } from '../card-parse.js';
 import { expectShape, fromRestError, parseJson } from '../http/decode.js';
 import {
@@ -52,9 +53,36 @@ import {
 const JSON_TYPE = 'application/json';
 const enc = encodeURIComponent;
 
-/** A failed v0.3 REST response as its typed error: the bare `{code, message}`, else by HTTP status. */
-function restError(status: number, text: string): Error {
-  return fromRestError(status, text).error;
+/**
+ * A failed v0.3 REST response as its typed error: the bare `{code, message}`, else by HTTP
+ * status. A 404 without an A2A error body (an HTML "Cannot GET" page, a proxy's page) is no
+ * proof that a task is missing: it is a transport error saying what came back (issue 29), as
+ * on the v1.0 REST client.
+ */
+function restError(response: Response, text: string): Error {
+  if (response.status === 404 && !isV03ErrorBody(text)) {
+    const type = response.headers.get('content-type') ?? 'no content type';
+    const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+    return new A2ATransportError(
+      `HTTP 404 (${type}) without an A2A error at ${response.url || 'the agent'}: ${excerpt ? JSON.stringify(excerpt) : 'empty body'}`,
+      { status: 404 },
+    );
+  }
+  return fromRestError(response.status, text).error;
+}
+
+/** True for an A2A error body: `{code, message}` with a numeric code, bare or under `error`. */
+function isV03ErrorBody(text: string): boolean {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (typeof body !== 'object' || body === null) return false;
+  const inner = (body as { error?: unknown }).error;
+  const env = typeof inner === 'object' && inner !== null ? inner : body;
+  return typeof (env as { code?: unknown }).code === 'number';
 }
 
 /** A v1.0 SendMessageRequest as the v0.3 proto one (`blocking` always explicit). */
@@ -100,7 +128,7 @@ export class V03RestTransport implements Transport {
       v03CallOptions(this.options, options),
     );
     const text = await readText(response, call.url, done, options?.signal);
-    if (response.status < 200 || response.status > 299) throw restError(response.status, text);
+    if (response.status < 200 || response.status > 299) throw restError(response, text);
     return text.trim() === '' ? {} : parseJson(text, `${what} response`);
   }
 
@@ -143,8 +171,7 @@ export class V03RestTransport implements Transport {
       v03CallOptions(this.options, options),
       true,
     );
-    if (!response.ok)
-      throw restError(response.status, await readText(response, call.url, done, options?.signal));
+    if (!response.ok) throw restError(response, await readText(response, call.url, done, options?.signal));
     if (!isEventStream(response.headers.get('content-type')) || !response.body) {
       await readText(response, call.url, done, options?.signal).catch(() => '');
       throw notAnEventStream(what, response);

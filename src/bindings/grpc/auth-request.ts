@@ -6,8 +6,13 @@ import { createAuthRequest, peerCertificateFromNode, type AuthRequest } from '..
 /** The parts of a grpc-js server call (unary or streaming) that authentication reads. */
 export interface GrpcCallView {
   /** The call's metadata; a grpc-js `Metadata` fits (typed here so gRPC stays an optional peer). */
-  readonly metadata: { toJSON(): Record<string, (string | Buffer)[]> };
+  readonly metadata: {
+    /** Every metadata entry by name, values in arrival order. */
+    toJSON(): Record<string, (string | Buffer)[]>;
+  };
+  /** The called method's path (`/lf.a2a.v1.A2AService/SendMessage`). */
   getPath(): string;
+  /** The TLS facts of the connection, when it is secure. */
   getAuthContext?(): { transportSecurityType?: string; sslPeerCertificate?: NodePeerCertificate };
   /** The peer address (`ipv4:127.0.0.1:50123`): its IP is the caller's remote address. */
   getPeer?(): string;

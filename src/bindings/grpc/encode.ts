@@ -219,6 +219,15 @@ function encodeStatus(w: W, s: Obj): void {
   timestamp(w, 3, s.timestamp);
 }
 
+/** An `int64` written from its ProtoJSON string (or number); absent and zero write nothing (proto3). */
+function int64(w: W, no: number, v: unknown): void {
+  if (v === undefined) return;
+  if (typeof v !== 'string' && typeof v !== 'number') throw UNFIT;
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (!Number.isSafeInteger(n)) throw UNFIT;
+  if (n !== 0) w.tag(no, WireType.Varint).int64(n);
+}
+
 function encodeTask(w: W, t: Obj): void {
   str(w, 1, t.id);
   str(w, 2, t.contextId);
@@ -226,6 +235,7 @@ function encodeTask(w: W, t: Obj): void {
   list(w, 4, t.artifacts, encodeArtifact);
   list(w, 5, t.history, encodeMessageModel);
   struct(w, 6, t.metadata);
+  int64(w, 7, t.generation);
 }
 
 function encodeStatusUpdate(w: W, e: Obj): void {
@@ -233,6 +243,7 @@ function encodeStatusUpdate(w: W, e: Obj): void {
   str(w, 2, e.contextId);
   sub(w, 3, e.status, encodeStatus);
   struct(w, 4, e.metadata);
+  int64(w, 5, e.generation);
 }
 
 function encodeArtifactUpdate(w: W, e: Obj): void {
@@ -242,6 +253,7 @@ function encodeArtifactUpdate(w: W, e: Obj): void {
   bool(w, 4, e.append);
   bool(w, 5, e.lastChunk);
   struct(w, 6, e.metadata);
+  int64(w, 7, e.generation);
 }
 
 const PAYLOAD: readonly [number, string, (w: W, o: Obj) => void][] = [

@@ -24,9 +24,17 @@ import {
   LEGACY_EXTENSIONS_HEADER,
   VERSION_HEADER,
   checkRequiredExtensions,
+  lastEventIdInit,
+  offersDraft,
   parseExtensions,
   resolveVersion,
 } from '../http/service-params.js';
+
+/**
+ * GEN-5: gRPC has no SSE ids; a resuming SubscribeToTask or SendStreamingMessage names the last
+ * event it saw (`<taskId>:<generation>`) in this request metadata key, as HTTP's Last-Event-ID.
+ */
+export const LAST_EVENT_ID_METADATA = 'last-event-id';
 import { securityHeadersFor } from '../http/security-headers.js';
 import { principalOf, type Authenticate } from '../auth-request.js';
 import { authRequestFromGrpc } from './auth-request.js';
@@ -270,6 +278,7 @@ export class GrpcBinding {
         requestedExtensions,
         activatedExtensions,
         protocolVersion,
+        ...lastEventIdInit(first(metadata, LAST_EVENT_ID_METADATA)),
         get signal(): AbortSignal {
           return signal.signal;
         },
@@ -282,6 +291,7 @@ export class GrpcBinding {
       requestedExtensions,
       activatedExtensions,
       protocolVersion,
+      ...lastEventIdInit(first(metadata, LAST_EVENT_ID_METADATA)),
       signal,
     });
   }
@@ -312,7 +322,11 @@ export class GrpcBinding {
     call.on('cancelled', abort.abort);
     try {
       // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
-      const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
+      const version = resolveVersion(
+        first(call.metadata, VERSION_HEADER),
+        true,
+        offersDraft(this.handler.agentCard()),
+      );
       const { request, ctx } = await this.prepare(m, call, version, abort);
       const result = await invokeUnary(this.handler, m.method, request, ctx);
       const bytes = encodeFast(m.output, result);
@@ -345,7 +359,11 @@ export class GrpcBinding {
     call.once('cancelled', stop);
     try {
       // The lf.a2a.v1 package is unmistakably v1.0, so a missing version is served as 1.0 (N9).
-      const version = resolveVersion(first(call.metadata, VERSION_HEADER), true);
+      const version = resolveVersion(
+        first(call.metadata, VERSION_HEADER),
+        true,
+        offersDraft(this.handler.agentCard()),
+      );
       const { request, ctx } = await this.prepare(m, call, version, abort.signal);
       const iterable = await invokeStreaming(this.handler, m.method, request, ctx);
       iterator = iterable[Symbol.asyncIterator]();

@@ -28,7 +28,7 @@ export interface HttpRequest {
   header(name: string): string | undefined;
   /** Every value of a header, repeated headers included (lowercase name). */
   headerValues(name: string): string[];
-  /** Reads the whole body, failing with {@link BodyTooLargeError} as soon as it passes `limit` bytes. */
+  /** Reads the whole body, failing with `BodyTooLargeError` as soon as it passes `limit` bytes. */
   readBody(limit: number): Promise<Buffer>;
   /** Aborted when the client goes away. */
   readonly signal?: AbortSignal;

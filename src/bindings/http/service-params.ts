@@ -5,6 +5,7 @@
 import { ExtensionSupportRequiredError, VersionNotSupportedError } from '../../errors/a2a-error.js';
 import { PROTOCOL_VERSION } from '../../model/operations.js';
 import type { AgentCard } from '../../model/schema.js';
+import { DRAFT_PROTOCOL_VERSION, GENERATION_EXTENSION } from '../../model/draft.js';
 import { quoteForMessage, type HttpRequest } from './http-body.js';
 
 /** The versions this server answers (Major.Minor), in preference order. */
@@ -24,7 +25,11 @@ const MAJOR_MINOR = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/;
  * (spec 3.6.2) unless the request is unmistakably v1.0 (`looksLikeV1`), which is then served
  * as `1.0` (N9 leniency). Throws VersionNotSupportedError for any other version.
  */
-export function resolveVersion(headerOrQueryValue: string | undefined, looksLikeV1: boolean): string {
+export function resolveVersion(
+  headerOrQueryValue: string | undefined,
+  looksLikeV1: boolean,
+  acceptDraft = false,
+): string {
   // Repeated header lines arrive joined by commas (node, grpc-js); identical repeats are one version.
   if (headerOrQueryValue !== undefined && headerOrQueryValue.includes(',')) {
     headerOrQueryValue = sameRepeats(headerOrQueryValue);
@@ -38,6 +43,8 @@ export function resolveVersion(headerOrQueryValue: string | undefined, looksLike
   if (m) {
     const version = `${Number(m[1])}.${Number(m[2])}`;
     if (SUPPORTED_VERSIONS.includes(version)) return version;
+    // GEN-1: the A2A 1.1 draft, only on a server that turned it on (else refused as before).
+    if (acceptDraft && version === DRAFT_PROTOCOL_VERSION) return version;
   }
   throw versionError(headerOrQueryValue.trim(), undefined);
 }
@@ -131,8 +138,16 @@ export interface HttpServiceParams {
  * Reads `A2A-Version` (header, else query parameter) and `A2A-Extensions` (and its v0.3 alias
  * `X-A2A-Extensions`, repeated headers merged). Throws VersionNotSupportedError.
  */
-export function readHttpServiceParams(req: HttpRequest, looksLikeV1: boolean): HttpServiceParams {
-  const version = resolveVersion(req.header(VERSION_HEADER) ?? versionFromQuery(req.query), looksLikeV1);
+export function readHttpServiceParams(
+  req: HttpRequest,
+  looksLikeV1: boolean,
+  acceptDraft = false,
+): HttpServiceParams {
+  const version = resolveVersion(
+    req.header(VERSION_HEADER) ?? versionFromQuery(req.query),
+    looksLikeV1,
+    acceptDraft,
+  );
   const current = req.headerValues(EXTENSIONS_HEADER);
   const legacy = req.headerValues(LEGACY_EXTENSIONS_HEADER);
   if (current.length === 0 && legacy.length === 0) {
@@ -143,4 +158,20 @@ export function readHttpServiceParams(req: HttpRequest, looksLikeV1: boolean): H
     requestedExtensions: parseExtensions(legacy.length === 0 ? current : [...current, ...legacy]),
     extensionsHeader: current.length === 0 ? LEGACY_EXTENSIONS_HEADER : EXTENSIONS_HEADER,
   };
+}
+
+/**
+ * True when `card` declares the a2a-kit generation extension, which a server does exactly when
+ * its A2A 1.1 draft support is on (GEN-1): the bindings then accept `A2A-Version: 1.1`.
+ */
+export function offersDraft(card: AgentCard): boolean {
+  return card.capabilities.extensions?.some((ext) => ext.uri === GENERATION_EXTENSION) === true;
+}
+
+/**
+ * The call context field of a reconnecting stream's `Last-Event-ID` (GEN-5): set when the
+ * header is a plausible id; the handler reads it only for a call that opted in to the draft.
+ */
+export function lastEventIdInit(value: string | undefined): { lastEventId?: string } {
+  return value !== undefined && value.length > 0 && value.length <= 512 ? { lastEventId: value } : {};
 }

@@ -4,6 +4,7 @@
  * respected. A client going away stops the iteration (never the task).
  */
 import type { ServerResponse } from 'node:http';
+import type { StreamResponse } from '../../model/schema.js';
 import type { SseSource } from './http-body.js';
 
 /** Response headers of every SSE reply. */
@@ -19,9 +20,27 @@ export const DEFAULT_KEEP_ALIVE_MS = 20_000;
 /** The comment line written while no event flows, so proxies keep the connection open. */
 export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
 
-/** One SSE event carrying `json` (which must be a single line: compact JSON is). */
-export function sseFrame(json: string): string {
-  return 'data: ' + json + '\n\n';
+/**
+ * One SSE event carrying `json` (which must be a single line: compact JSON is), with an `id:`
+ * line when `id` is given (GEN-5: only events of a call that opted in to the draft have one).
+ */
+export function sseFrame(json: string, id?: string): string {
+  return id === undefined ? 'data: ' + json + '\n\n' : 'id: ' + id + '\ndata: ' + json + '\n\n';
+}
+
+/**
+ * The SSE id of a stream event, `<taskId>:<generation>` (GEN-5), when it carries a generation
+ * (only the events of a call that opted in to the A2A 1.1 draft do).
+ */
+export function sseEventId(event: StreamResponse): string | undefined {
+  if (event.statusUpdate?.generation !== undefined) {
+    return `${event.statusUpdate.taskId}:${event.statusUpdate.generation}`;
+  }
+  if (event.artifactUpdate?.generation !== undefined) {
+    return `${event.artifactUpdate.taskId}:${event.artifactUpdate.generation}`;
+  }
+  if (event.task?.generation !== undefined) return `${event.task.id}:${event.task.generation}`;
+  return undefined;
 }
 
 const STOPPED = Symbol('stopped');
@@ -36,10 +55,12 @@ export class IterableSseSource<T> implements SseSource {
   private stopped = false;
   private wake: ((value: typeof STOPPED) => void) | undefined;
 
+  /** `id`: the SSE id of an event, if it has one. */
   constructor(
     events: AsyncIterable<T>,
     private readonly encode: (event: T) => string,
     private readonly encodeError: (error: unknown) => string,
+    private readonly id?: (event: T) => string | undefined,
   ) {
     this.iterator = events[Symbol.asyncIterator]();
   }
@@ -65,7 +86,7 @@ export class IterableSseSource<T> implements SseSource {
       return undefined;
     }
     try {
-      return sseFrame(this.encode(result.value));
+      return sseFrame(this.encode(result.value), this.id?.(result.value));
     } catch (error) {
       this.stop();
       return sseFrame(this.encodeError(error));
@@ -113,7 +134,7 @@ export async function writeSse(
   const timer = setInterval(() => {
     if (!closed && !res.writableNeedDrain) res.write(KEEP_ALIVE_FRAME);
   }, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
-  timer.unref();
+  timer.unref?.(); // workerd: timers without unref
   try {
     for (;;) {
       const frame = await source.next();

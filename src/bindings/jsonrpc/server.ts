@@ -28,10 +28,15 @@ import {
   type HttpReply,
   type HttpRequest,
 } from '../http/http-body.js';
-import { checkRequiredExtensions, readHttpServiceParams } from '../http/service-params.js';
+import {
+  checkRequiredExtensions,
+  lastEventIdInit,
+  offersDraft,
+  readHttpServiceParams,
+} from '../http/service-params.js';
 import { securityHeadersFor } from '../http/security-headers.js';
 import type { Authenticate } from '../auth-request.js';
-import { IterableSseSource, SSE_HEADERS } from '../http/sse.js';
+import { IterableSseSource, SSE_HEADERS, sseEventId } from '../http/sse.js';
 import {
   EnvelopeError,
   NULL_ID,
@@ -124,7 +129,7 @@ export class JsonRpcBinding {
     idJson: string,
   ): Promise<HttpReply> {
     const looksLikeV1 = !isV03MethodName(method) && !hasV03Shape(params);
-    const service = readHttpServiceParams(req, looksLikeV1);
+    const service = readHttpServiceParams(req, looksLikeV1, offersDraft(this.handler.agentCard()));
     if (!isA2AMethod(method)) {
       throw new MethodNotFoundError(`Method ${quoteForMessage(method)} not found`);
     }
@@ -144,6 +149,7 @@ export class JsonRpcBinding {
       requestedExtensions: service.requestedExtensions,
       activatedExtensions: activated,
       protocolVersion: service.version,
+      ...lastEventIdInit(req.header('last-event-id')),
     });
     if (streaming) return this.stream(method, request, ctx, idJson, service.extensionsHeader);
     const result = await invokeUnary(this.handler, method, request, ctx);
@@ -166,6 +172,7 @@ export class JsonRpcBinding {
       events,
       (event) => resultResponse(idJson, JSON.stringify(event)),
       (error) => errorResponse(idJson, this.toProtocolError(error)),
+      sseEventId,
     );
     // The head goes out at once (the client knows the stream is open while the agent thinks);
     // it echoes the extensions activated so far.

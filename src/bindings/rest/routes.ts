@@ -34,7 +34,11 @@ export const LIST_TASKS_QUERY: QuerySpec = {
   tenant: 'string',
 };
 /** Query parameters of `GET /tasks/{id}`. */
-export const GET_TASK_QUERY: QuerySpec = { historyLength: 'int', tenant: 'string' };
+export const GET_TASK_QUERY: QuerySpec = {
+  historyLength: 'int',
+  currentGeneration: 'string',
+  tenant: 'string',
+};
 /** The query of routes that read nothing else: only `tenant` (any request field not in the path). */
 export const TENANT_QUERY: QuerySpec = { tenant: 'string' };
 /** Query parameters of `GET /tasks/{task_id}/pushNotificationConfigs`. */

@@ -25,10 +25,15 @@ import {
   type HttpReply,
   type HttpRequest,
 } from '../http/http-body.js';
-import { checkRequiredExtensions, readHttpServiceParams } from '../http/service-params.js';
+import {
+  checkRequiredExtensions,
+  lastEventIdInit,
+  offersDraft,
+  readHttpServiceParams,
+} from '../http/service-params.js';
 import { securityHeadersFor } from '../http/security-headers.js';
 import { principalOf, type Authenticate } from '../auth-request.js';
-import { IterableSseSource, SSE_HEADERS } from '../http/sse.js';
+import { IterableSseSource, SSE_HEADERS, sseEventId } from '../http/sse.js';
 import { matchRoute, type RouteMatch } from './routes.js';
 import { decodeQuery, errorEnvelope, responseMediaType } from './wire.js';
 
@@ -113,7 +118,7 @@ export class RestBinding {
 
   private async dispatch(req: HttpRequest, route: RouteMatch, mediaType: string): Promise<HttpReply> {
     const looksLikeV1 = !(route.tenant === 'v1' && req.header('a2a-version') === undefined);
-    const service = readHttpServiceParams(req, looksLikeV1);
+    const service = readHttpServiceParams(req, looksLikeV1, offersDraft(this.handler.agentCard()));
     // First of all: a refused caller learns nothing of the request and creates no task.
     const principal = await principalOf(this.options.authenticate, () => req.authRequest());
     const params = await this.buildParams(req, route);
@@ -131,6 +136,7 @@ export class RestBinding {
       requestedExtensions: service.requestedExtensions,
       activatedExtensions: activated,
       protocolVersion: service.version,
+      ...lastEventIdInit(req.header('last-event-id')),
     });
     if (streaming) return this.stream(route.method, request, ctx, service.extensionsHeader);
     const result = await invokeUnary(this.handler, route.method, request, ctx);
@@ -197,6 +203,7 @@ export class RestBinding {
       events,
       (event) => JSON.stringify(event),
       (error) => errorEnvelope(this.toProtocolError(error)).body,
+      sseEventId,
     );
     // The head goes out at once (the client knows the stream is open while the agent thinks);
     // it echoes the extensions activated so far.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { DEMO_PORTS, createDemoAgent, type DemoAgentName } from '../../agents/demo.js';
+import { DEMO_PORTS, createDemoAgent, type DemoAgentConfig, type DemoAgentName } from '../../agents/demo.js';
 import { DEMO_TOKEN } from '../../agents/deployer/tokens.js';
 import { A2AClient, statusOf } from '../../client/client.js';
 import { textOf } from '../../client/artifacts.js';
@@ -32,6 +32,9 @@ export interface DemoOptions {
   timeLimit?: number;
   /** Stop the agents once the flow ended instead of waiting for Ctrl-C. */
   exit?: boolean;
+  /** The planner thinks with the model at this OpenAI-compatible base URL (with `model`). */
+  modelUrl?: string;
+  model?: string;
 }
 
 const out = (text: string) => void process.stdout.write(text);
@@ -59,7 +62,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   };
   let code: number = EXIT.ok;
   try {
-    const start = async (name: DemoAgentName, port: number, extra: Record<string, string> = {}) => {
+    const start = async (name: DemoAgentName, port: number, extra: Partial<DemoAgentConfig> = {}) => {
       const agent = createDemoAgent(name, {
         dataDir: join(dataDir, name),
         ...(opts.testCommand ? { testCommand: opts.testCommand } : {}),
@@ -83,6 +86,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       testRunnerUrl: runner.url,
       deployerUrl: deployer.url,
       deployerToken: DEMO_TOKEN,
+      ...plannerModel(opts),
     });
     out('\n');
     const task = await ship(planner.url, { repo: repo.path, commit: opts.commit, env: opts.env });
@@ -112,6 +116,15 @@ ${pc.bold('Try next')} (the agents keep running):
   } finally {
     await stopAll();
   }
+}
+
+/** `--model-url` with `--model` (the key in $A2A_MODEL_API_KEY): the planner's model. */
+function plannerModel(opts: DemoOptions): Pick<DemoAgentConfig, 'plannerModel'> {
+  if (opts.modelUrl === undefined && opts.model === undefined) return {};
+  if (!opts.modelUrl || !opts.model)
+    throw new Error('unsupported use of --model-url or --model alone: they go together');
+  const apiKey = process.env.A2A_MODEL_API_KEY;
+  return { plannerModel: { url: opts.modelUrl, model: opts.model, ...(apiKey ? { apiKey } : {}) } };
 }
 
 /** Runs the planner's `ship` flow with live progress, answering its question; returns the final task. */
@@ -165,7 +178,8 @@ async function askOrAnswer(question: string): Promise<string> {
 }
 
 function printOutcome(task: Task, deployerDir: string): void {
-  const report = task.artifacts?.find((a) => a.name === 'report.json');
+  // report.json of the fixed plan; the model's own words (artifact `report`) with --model-url.
+  const report = task.artifacts?.find((a) => a.name === 'report.json' || a.artifactId === 'report');
   out(
     `\n${pc.bold('planner')} task ${task.id}: ${stateWord(task.status.state)}${task.status.message ? `: ${textOf(task.status.message)}` : ''}\n`,
   );
@@ -196,6 +210,11 @@ export function registerDemoCommand(program: Command): void {
     .option('--test-command <cmd>', "the test-runner's test command", 'node --test')
     .option('--time-limit <ms>', "the test-runner's time limit per run, ms", (v) => Number(v))
     .option('--exit', 'stop the agents when the flow ends instead of waiting for Ctrl-C')
+    .option(
+      '--model-url <url>',
+      'the planner decides with the model at this OpenAI-compatible base URL (key in $A2A_MODEL_API_KEY)',
+    )
+    .option('--model <name>', 'the model name at --model-url')
     .addHelpText(
       'after',
       '\nExamples:\n  $ npm start\n  $ npx a2a demo --commit failing\n  $ npx a2a demo --data-dir /tmp/demo --ports 0,0,0 --exit\n',

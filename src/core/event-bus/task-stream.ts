@@ -9,6 +9,8 @@ import { UnavailableError } from '../../errors/a2a-error.js';
 import { isTerminalState, TaskState } from '../../model/enums.js';
 import type { Message, Part, StreamResponse, Task } from '../../model/schema.js';
 import type { TaskEvent } from './event-bus.js';
+import { stampEvent, stampTask } from '../generation.js';
+import type { LoggedTaskEvent } from '../stores/task-store.js';
 
 /** Default bound of one stream's unread events. */
 export const DEFAULT_STREAM_QUEUE_EVENTS = 10_000;
@@ -43,17 +45,30 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
   #lastState: TaskState | undefined;
   readonly #cleanups: (() => void)[] = [];
   readonly #view: (task: Task) => Task;
+  /** A2A 1.1 draft (GEN-2): every event carries the task's generation. */
+  readonly #generation: boolean;
 
-  /** `view` shapes Task snapshots (historyLength). */
+  /**
+   * `view` shapes Task snapshots (historyLength). `generation`: stamp each event with the
+   * task's generation (a call that opted in to the A2A 1.1 draft).
+   */
   constructor(
     view: (task: Task) => Task,
     limits: StreamQueueLimits = {
       maxEvents: DEFAULT_STREAM_QUEUE_EVENTS,
       maxBytes: DEFAULT_STREAM_QUEUE_BYTES,
     },
+    generation = false,
   ) {
     this.#view = view;
     this.#limits = limits;
+    this.#generation = generation;
+  }
+
+  /** The task snapshot as streamed. */
+  #snapshot(task: Task, version: number): StreamResponse {
+    const view = this.#view(task);
+    return { task: this.#generation ? stampTask(view, version) : view };
   }
 
   /** Registers something to undo when the stream ends (unsubscribe, listener removal). */
@@ -85,17 +100,53 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
     this.#started = true;
     this.#lastVersion = version;
     this.#lastState = task.status.state;
-    this.#push({ task: this.#view(task) });
+    this.#push(this.#snapshot(task, version));
     if (isTerminalState(task.status.state) || (isEvent && task.status.state === TaskState.INPUT_REQUIRED)) {
       this.end();
       return;
     }
+    this.#applyHeld();
+  }
+
+  /**
+   * Starts a resumed stream (GEN-5) without a snapshot: `events` are the logged events after
+   * the client's last one (`after`), in order and gap-free; then the held and live ones follow.
+   * `state`: the task's state as read with the log (used when there is nothing to replay).
+   * Ends like a live stream: after a terminal state, or INPUT_REQUIRED reached by a replayed event.
+   */
+  resume(events: readonly LoggedTaskEvent[], after: number, state: TaskState): void {
+    if (this.#ended) return;
+    this.#started = true;
+    this.#lastVersion = after;
+    this.#lastState = state;
+    let replayed = false;
+    for (const event of events) {
+      if (event.generation <= this.#lastVersion) continue;
+      this.#lastVersion = event.generation;
+      this.#lastState = event.state;
+      replayed = true;
+      if (event.response) this.#push(this.#stamped(event.response, event.generation));
+    }
+    if (isTerminalState(this.#lastState) || (replayed && this.#lastState === TaskState.INPUT_REQUIRED)) {
+      this.end();
+      return;
+    }
+    this.#applyHeld();
+  }
+
+  #applyHeld(): void {
     const held = this.#pending;
     this.#pending = [];
     for (const event of held) {
       if (this.#ended) break;
       this.#apply(event);
     }
+  }
+
+  /** An event as streamed: snapshots shaped by the view; the generation when asked for. */
+  #stamped(response: StreamResponse, version: number): StreamResponse {
+    if (response.task) return this.#snapshot(response.task, version);
+    return this.#generation ? stampEvent(response, version) : response;
   }
 
   /** Emits exactly one Message and ends (a direct reply). */
@@ -119,9 +170,7 @@ export class TaskEventStream implements AsyncIterableIterator<StreamResponse> {
     if (event.version <= this.#lastVersion) return;
     this.#lastVersion = event.version;
     this.#lastState = event.state;
-    if (event.response) {
-      this.#push(event.response.task ? { task: this.#view(event.response.task) } : event.response);
-    }
+    if (event.response) this.#push(this.#stamped(event.response, event.version));
     if (isTerminalState(event.state) || event.state === TaskState.INPUT_REQUIRED) this.end();
   }
 

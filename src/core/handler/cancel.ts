@@ -10,7 +10,7 @@ import type { ServerCallContext } from '../context.js';
 import { ExecutionSink } from '../event-sink.js';
 import { errorText } from '../execution-end.js';
 import { IllegalTaskEventError } from '../task-changes.js';
-import { viewTask } from '../task-view.js';
+import { replyTask } from '../generation.js';
 import { TaskCanceledReason } from './abort-reasons.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 import { Execution } from './execution.js';
@@ -29,7 +29,7 @@ export async function cancelTask(
   let record = await manager.get(scope, request.id);
   if (!record) throw notFound(request.id);
   const state = record.task.status.state;
-  if (state === TaskState.CANCELED) return viewTask(record.task);
+  if (state === TaskState.CANCELED) return replyTask(deps.generation, ctx, record);
   if (!isCancelable(state)) throw notCancelable(record.task);
   if (executor.cancel) {
     const clientMessage = lastClientMessage(record.task);
@@ -64,5 +64,5 @@ export async function cancelTask(
   }
   if (record.task.status.state !== TaskState.CANCELED) throw notCancelable(record.task);
   turns.current(ctx.tenant, request.id)?.abort(new TaskCanceledReason(request.id));
-  return viewTask(record.task);
+  return replyTask(deps.generation, ctx, record);
 }

@@ -25,6 +25,7 @@ import type {
 import type { ServerCallContext } from '../context.js';
 import { InProcessEventBus } from '../event-bus/in-process.js';
 import { DEFAULT_STREAM_QUEUE_BYTES, DEFAULT_STREAM_QUEUE_EVENTS } from '../event-bus/task-stream.js';
+import { generationSettings } from '../generation.js';
 import { checkIdempotencyTtl } from '../idempotency.js';
 import { DEFAULT_INTERRUPTED_TIMEOUT_MS } from '../interrupted-timer.js';
 import { ListCursorCodec } from '../list-cursor.js';
@@ -41,6 +42,7 @@ import type { HandlerDependencies } from './dependencies.js';
 import { Executions } from './executions.js';
 import { getExtendedAgentCard } from './extended-card.js';
 import { getTask } from './get-task.js';
+import { LongPolls } from './long-poll.js';
 import { listTasks } from './list-tasks.js';
 import type { DefaultRequestHandlerOptions } from './options.js';
 import {
@@ -72,16 +74,23 @@ export class DefaultRequestHandler implements RequestHandler {
   readonly #settlements: Settlements;
   readonly #send: SendOperations;
   readonly #retention: StoreRetention | undefined;
+  /** Held long-polling GetTask calls (GEN-3); undefined when the draft support is off. */
+  readonly #longPolls: LongPolls | undefined;
 
   constructor(options: DefaultRequestHandlerOptions) {
     this.#extendedCard = options.extendedCard;
     this.#extendedCardNeedsAuth = options.extendedCardRequiresAuthentication ?? false;
+    const generation = generationSettings(options.generation);
     const store = options.taskStore ?? new MemoryTaskStore();
     const bus = options.eventBus ?? new InProcessEventBus();
     const manager = new TaskManager(store, bus, {
       interruptedTimeoutMs: options.interruptedTimeoutMs ?? DEFAULT_INTERRUPTED_TIMEOUT_MS,
       ...(options.maxTaskParts !== undefined ? { maxTaskParts: options.maxTaskParts } : {}),
       ...(options.maxTaskBytes !== undefined ? { maxTaskBytes: options.maxTaskBytes } : {}),
+      // GEN-5: the event log is written only when the feature is on (a feature off costs nothing).
+      ...(generation && generation.eventLogPerTask > 0
+        ? { eventLogPerTask: generation.eventLogPerTask }
+        : {}),
       onInterruptedExpired: (record) => {
         // An agent still running (waiting for an out-of-band credential) stops waiting.
         this.#executions.turns
@@ -101,8 +110,12 @@ export class DefaultRequestHandler implements RequestHandler {
           ? new ExecutionLeases(store, manager, options.recovery ?? {})
           : undefined,
       onError: options.onError ?? ((error: unknown) => console.error('a2a-kit: unexpected error', error)),
+      generation,
       closed: false,
     };
+    this.#longPolls = generation
+      ? new LongPolls(this.#deps, generation.longPollMaxMs, generation.maxLongPollsPerPrincipal)
+      : undefined;
     // Without an operator's secret, a store that keeps one gives every replica (and the next
     // start) the same key; otherwise this handler makes a random one.
     if (options.pageTokenSecret !== undefined || !store.getOrCreateSecret) {
@@ -155,7 +168,7 @@ export class DefaultRequestHandler implements RequestHandler {
   }
 
   getTask(request: GetTaskRequest, ctx: ServerCallContext): Promise<Task> {
-    return getTask(this.#deps, request, ctx);
+    return getTask(this.#deps, request, ctx, this.#longPolls);
   }
 
   async listTasks(request: ListTasksRequest, ctx: ServerCallContext): Promise<ListTasksResponse> {
@@ -219,6 +232,14 @@ export class DefaultRequestHandler implements RequestHandler {
   }
 
   /**
+   * Answers every held long-polling GetTask now with the task as it is (A2A 1.1 draft): the
+   * server calls it when it starts closing, so a held call does not delay the shutdown.
+   */
+  releaseLongPolls(): void {
+    this.#longPolls?.wakeAll();
+  }
+
+  /**
    * Stops accepting requests, aborts running executions (their tasks fail unless the agent
    * ends them), ends open streams and releases waiting SendMessage calls.
    */
@@ -230,6 +251,7 @@ export class DefaultRequestHandler implements RequestHandler {
     this.#deps.manager.close();
     this.#executions.stopAll();
     this.#streams.endAll();
+    this.#longPolls?.wakeAll();
     this.#settlements.releaseAll();
     await this.#executions.drain();
     this.#retention?.close();

@@ -6,6 +6,7 @@ import type { AgentExecutor } from '../executor.js';
 import type { PushConfigStore } from '../stores/push-config-store.js';
 import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
 import type { TaskManager } from '../task-manager.js';
+import type { GenerationSettings } from '../generation.js';
 import type { ExecutionLeases } from '../recovery.js';
 import { notFound } from './refusals.js';
 
@@ -22,6 +23,8 @@ export interface HandlerDependencies {
   readonly leases: ExecutionLeases | undefined;
   /** Receives failures that are not protocol errors (an execution's end the store refused). */
   readonly onError: (error: unknown) => void;
+  /** The A2A 1.1 draft support's settings; undefined when it is off (GEN-1). */
+  readonly generation: GenerationSettings | undefined;
   /** Set once close() began: new work is refused. */
   closed: boolean;
 }

@@ -220,7 +220,7 @@ export class Executions {
     await new Promise<void>((resolve) => {
       this.#drained = resolve;
       timer = setTimeout(resolve, DRAIN_MS);
-      timer.unref();
+      timer.unref?.(); // workerd: timers without unref
     });
     this.#drained = undefined;
     clearTimeout(timer);

@@ -1,4 +1,5 @@
 /** The options of the DefaultRequestHandler. */
+import type { GenerationOptions } from '../generation.js';
 import type { RecoveryOptions } from '../recovery.js';
 import type { RetentionOptions } from '../retention.js';
 import type { AgentCard } from '../../model/schema.js';
@@ -90,4 +91,14 @@ export interface DefaultRequestHandlerOptions {
    * @default console.error
    */
   onError?: (error: unknown) => void;
+  /**
+   * A2A 1.1 draft support (dev-1.1): task `generation`, long-polling GetTask
+   * (`currentGeneration`), `ifGenerationMatch`, and exact stream resumption with
+   * `Last-Event-ID`. Only calls that ask for it (`A2A-Version: 1.1`, or the extension
+   * `https://a2a-kit.dev/extensions/generation/v1` in `A2A-Extensions`) see any of it; every
+   * other call is served exactly as v1.0 (docs/protocol-decisions.md GEN-1).
+   * @default off
+   * @example generation: { longPollMaxMs: 10_000 }
+   */
+  generation?: GenerationOptions | boolean;
 }

@@ -34,33 +34,44 @@ import type { ServerCallContext } from '../context.js';
 export interface RequestHandler {
   /** The public agent card, as served at `/.well-known/agent-card.json`. */
   agentCard(): AgentCard;
+  /** SendMessage: sends a message; answers with the task, or with the agent's direct Message. */
   sendMessage(request: SendMessageRequest, ctx: ServerCallContext): Promise<SendMessageResponse>;
+  /** SendStreamingMessage: sends a message and streams what follows (the task, then its updates). */
   sendStreamingMessage(
     request: SendMessageRequest,
     ctx: ServerCallContext,
   ): Promise<AsyncIterable<StreamResponse>>;
+  /** GetTask: the task as stored, its history cut to `historyLength` when given. */
   getTask(request: GetTaskRequest, ctx: ServerCallContext): Promise<Task>;
+  /** ListTasks: one page of the caller's tasks, newest first. */
   listTasks(request: ListTasksRequest, ctx: ServerCallContext): Promise<ListTasksResponse>;
+  /** CancelTask: cancels the task and answers with it. */
   cancelTask(request: CancelTaskRequest, ctx: ServerCallContext): Promise<Task>;
+  /** SubscribeToTask: streams the task (as it is now) and its updates from then on. */
   subscribeToTask(
     request: SubscribeToTaskRequest,
     ctx: ServerCallContext,
   ): Promise<AsyncIterable<StreamResponse>>;
+  /** CreateTaskPushNotificationConfig: stores a push config for a task. */
   createTaskPushNotificationConfig(
     request: TaskPushNotificationConfig,
     ctx: ServerCallContext,
   ): Promise<TaskPushNotificationConfig>;
+  /** GetTaskPushNotificationConfig: one push config of a task. */
   getTaskPushNotificationConfig(
     request: GetTaskPushNotificationConfigRequest,
     ctx: ServerCallContext,
   ): Promise<TaskPushNotificationConfig>;
+  /** ListTaskPushNotificationConfigs: a page of a task's push configs. */
   listTaskPushNotificationConfigs(
     request: ListTaskPushNotificationConfigsRequest,
     ctx: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse>;
+  /** DeleteTaskPushNotificationConfig: deletes one push config of a task. */
   deleteTaskPushNotificationConfig(
     request: DeleteTaskPushNotificationConfigRequest,
     ctx: ServerCallContext,
   ): Promise<Empty>;
+  /** GetExtendedAgentCard: the extended card, for this caller. */
   getExtendedAgentCard(request: GetExtendedAgentCardRequest, ctx: ServerCallContext): Promise<AgentCard>;
 }

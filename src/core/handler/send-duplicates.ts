@@ -12,6 +12,7 @@ import { messageIdReused, requestFingerprint, sameRequest } from '../idempotency
 import type { IdempotencyKey, IdempotencyRecord, TaskScope, TaskStore } from '../stores/task-store.js';
 import { TransientMap } from '../transient-map.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
+import { isSharedByReplicas, waitForOriginal, type OriginalFound } from './duplicate-wait.js';
 
 /** What a SendMessage led to, shared with duplicates of the same messageId. */
 export type SendOutcome =
@@ -171,13 +172,34 @@ export class SendDuplicates {
         if (previous.fingerprint !== undefined && !sameRequest(previous.fingerprint, fingerprint, request)) {
           throw messageIdReused(messageId);
         }
-        // Undefined: the first send's worker is gone and recorded nothing; this one runs instead.
-        const outcome = await this.#outcomeOf(previous, scopeOf(ctx), key, claim);
-        if (outcome) {
-          this.#inflight.delete(tenant, principal, messageId);
-          inflight.resolve(outcome);
-          return duplicate(inflight.outcome());
+        const scope = scopeOf(ctx);
+        let found: OriginalFound = { kind: 'record', record: previous };
+        // Pending without its task, on a store replicas share, and not abandoned: the original
+        // runs on another replica and has not emitted yet; wait for it (bounded) rather than
+        // answer "retry later".
+        if (
+          previous.status === 'pending' &&
+          isSharedByReplicas(store) &&
+          !(await this.deps.manager.get(scope, previous.taskId)) &&
+          !(await this.#abandoned(previous, key))
+        ) {
+          found = await waitForOriginal(store, this.deps.manager, scope, key, claim, ctx.signal);
         }
+        if (found.kind === 'record') {
+          const record = found.record;
+          if (record.fingerprint !== undefined && !sameRequest(record.fingerprint, fingerprint, request)) {
+            throw messageIdReused(messageId);
+          }
+          // Undefined: the first send's worker is gone and recorded nothing; this one runs instead.
+          const outcome = await this.#outcomeOf(record, scope, key, claim);
+          if (outcome) {
+            this.#inflight.delete(tenant, principal, messageId);
+            inflight.resolve(outcome);
+            return duplicate(inflight.outcome());
+          }
+        }
+        // The original gave up meanwhile (its claim was removed) or was abandoned: this
+        // request now holds the messageId and runs the agent.
       }
       claimed = true;
       const sink = await start();

@@ -17,6 +17,7 @@ import type { HeldLease } from '../recovery.js';
 import { pushConfigFor } from './push-configs.js';
 import { invalidParam, notFound, shuttingDown, terminalTask } from './refusals.js';
 import { noop } from './send-duplicates.js';
+import { generationCheck } from './generation-match.js';
 
 /** Listens to the task's events from before the agent runs: a stream, or a settlement watch. */
 export interface TaskSubscriber {
@@ -87,7 +88,12 @@ export async function startSend(
       lease = deps.leases?.hold(tenant, scope.owner, taskId);
       if (lease) await lease.taken;
       try {
-        existing = await manager.addClientMessage(scope, taskId, clientMessage);
+        existing = await manager.addClientMessage(
+          scope,
+          taskId,
+          clientMessage,
+          generationCheck(deps, request, ctx),
+        );
       } catch (error) {
         if (error instanceof IllegalTaskEventError) {
           const now = await manager.get(scope, taskId);

@@ -7,7 +7,7 @@ import { newId } from '../../model/ids.js';
 import type { SendMessageRequest, SendMessageResponse, StreamResponse } from '../../model/schema.js';
 import type { ServerCallContext } from '../context.js';
 import { checkInputModes } from '../input-modes.js';
-import { viewTask } from '../task-view.js';
+import { generationOn, replyTask, resumeGeneration } from '../generation.js';
 import { scopeOf, type HandlerDependencies } from './dependencies.js';
 import type { Executions } from './executions.js';
 import {
@@ -56,14 +56,14 @@ export class SendOperations {
         const record = outcome.record;
         taskId = record.task.id;
         if (returnImmediately || isSettled(record.task.status.state)) {
-          return { task: viewTask(record.task, historyLength) };
+          return { task: replyTask(this.deps.generation, ctx, record, historyLength) };
         }
       }
       const record = returnImmediately
         ? await this.deps.manager.get(scope, taskId)
         : await this.settlements.wait(scope, taskId, ctx, watch);
       if (!record) throw notFound(taskId);
-      return { task: viewTask(record.task, historyLength) };
+      return { task: replyTask(this.deps.generation, ctx, record, historyLength) };
     } finally {
       watch?.close();
     }
@@ -86,7 +86,11 @@ export class SendOperations {
           stream.startWithMessage(outcome.message);
           return stream;
         }
-        await this.streams.attach(stream, scopeOf(ctx), outcome.taskId, true);
+        // GEN-5: a reconnecting SendStreamingMessage (the same messageId) resumes where it was cut.
+        const resumeAfter = generationOn(this.deps.generation, ctx)
+          ? resumeGeneration(ctx.lastEventId, outcome.taskId)
+          : undefined;
+        await this.streams.attach(stream, scopeOf(ctx), outcome.taskId, true, resumeAfter);
         return stream;
       }
       // Handed to the binding before the agent's first event, so the response starts at once.

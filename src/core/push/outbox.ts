@@ -145,5 +145,6 @@ export interface PushOutbox extends PushChangeWriter {
    * database may be written by other processes (`a2a push replay`, replicas), so it is polled.
    */
   readonly processLocal?: boolean;
+  /** Releases what the outbox holds (statements, timers); called once, at shutdown. */
   close?(): Promise<void>;
 }

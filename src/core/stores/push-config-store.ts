@@ -8,7 +8,7 @@ import type { TaskScope } from './task-store.js';
 /**
  * A config as a store keeps it: the wire config and what the server recorded beside it. Stores
  * keep the whole object as one document; the handler takes the recorded facts off before a
- * config goes back to a client ({@link wirePushConfig}).
+ * config goes back to a client (`wirePushConfig`).
  */
 export interface StoredPushConfig extends TaskPushNotificationConfig {
   /**
@@ -38,6 +38,7 @@ export interface PushConfigStore {
   delete(scope: TaskScope, taskId: string, id: string): Promise<boolean>;
   /** Removes every config of a task (when the task is purged). */
   deleteAll(scope: TaskScope, taskId: string): Promise<void>;
+  /** Releases what the store holds (statements, connections); called once, at shutdown. */
   close?(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
  * and the task document).
  */
 import type { TaskState } from '../../model/enums.js';
-import type { Message, Task } from '../../model/schema.js';
+import type { Message, StreamResponse, Task } from '../../model/schema.js';
 
 /** Who may see a task: the tenant it was created under and the principal that owns it. */
 export interface TaskScope {
@@ -99,12 +99,39 @@ export interface InterruptedTaskRef {
   readonly statusTimeMs: number;
 }
 
+/**
+ * One entry of a task's event log (A2A 1.1 draft, GEN-5): the change that made the task's
+ * version `generation`, as streamed. Every version of a task has one entry while the log keeps
+ * it, so a reader knows the log is gap-free from the generations alone.
+ */
+export interface LoggedTaskEvent {
+  /** The task's version (generation) after the change. */
+  readonly generation: number;
+  /** The task's state after the change. */
+  readonly state: TaskState;
+  /** The change as streamed; absent for a change that streams nothing (a client message on a running task). */
+  readonly response?: StreamResponse;
+}
+
+/** The event log entries a save writes with the task row, in the same write (GEN-5). */
+export interface EventLogWrite {
+  /** The entries, oldest first; their generations follow each other and end at the record's version. */
+  readonly events: readonly LoggedTaskEvent[];
+  /** Entries kept per task: older ones are deleted in the same write. */
+  readonly keep: number;
+}
+
 /** What an update of a task changes besides its document (a hint to {@link TaskStore.save}). */
 export interface SaveChange {
   /** True when the status (state and timestamp) is the one already stored. */
   readonly statusUnchanged: boolean;
   /** The state of the version being replaced (a store keeping counts per state needs no read). */
   readonly previousState?: TaskState;
+  /**
+   * A2A 1.1 draft (GEN-5): event log entries to write in the same write as the row. Given only
+   * when the feature is on; a store with {@link TaskStore.readEvents} must write them.
+   */
+  readonly log?: EventLogWrite;
 }
 
 /** Raised by {@link TaskStore.save} when the stored version is not the expected one. */
@@ -177,6 +204,21 @@ export interface TaskStore {
    * this process runs are timed.
    */
   listInterrupted?(): Promise<InterruptedTaskRef[]>;
+  /**
+   * The tasks of {@link listInterrupted} whose status time is at or before `statusTimeMs`,
+   * oldest first, at most `limit`. A store shared by replicas offers it (PostgreSQL): every
+   * handler on it then scans for the waits that are over, so the interrupted tasks of a
+   * replica that went away for good are still failed in time by the others. A store one
+   * process owns leaves it out (its timer knows every wait). Offering it marks the store as
+   * shared: a repeated SendMessage there also waits for an original running on another replica.
+   */
+  listInterruptedBefore?(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]>;
+  /**
+   * A2A 1.1 draft (GEN-5): the task's logged events with a generation above `after`, oldest
+   * first, at most `limit`. Optional: a store without it resumes streams with a Task snapshot.
+   * Entries of a task are deleted with it (retention) and past {@link EventLogWrite.keep}.
+   */
+  readEvents?(scope: TaskScope, taskId: string, after: number, limit: number): Promise<LoggedTaskEvent[]>;
   /** Releases resources (connections). */
   close?(): Promise<void>;
   /**

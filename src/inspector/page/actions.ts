@@ -62,7 +62,9 @@ function addTurn(turn: Turn): void {
 
 function applyArtifact(update: TaskArtifactUpdateEvent): void {
   store.conversation((c) => {
-    const prior = c.artifacts[update.artifact.artifactId];
+    // The id is the agent's: an own-key lookup, so `constructor` finds no artifact.
+    const id = update.artifact.artifactId;
+    const prior = Object.hasOwn(c.artifacts, id) ? c.artifacts[id] : undefined;
     const merged: Artifact =
       prior && update.append
         ? { ...prior, parts: [...prior.parts, ...update.artifact.parts] }

@@ -22,6 +22,21 @@ function LongText({ text }: { text: string }) {
   );
 }
 
+/**
+ * The agent's file URL as a link target, only when it is http(s): a `javascript:`, `data:` or
+ * any other scheme is the agent's to choose and must not run in the inspector's origin when
+ * clicked (issue 27, finding 12). Parsed, so spaces, case and control characters cannot hide
+ * the scheme.
+ */
+export function safeLinkUrl(raw: string): string | undefined {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function FilePart({ part }: { part: Part & { raw?: string; url?: string } }) {
   const name = part.filename ?? 'file';
   const href = useMemo(() => {
@@ -30,17 +45,32 @@ function FilePart({ part }: { part: Part & { raw?: string; url?: string } }) {
       const bin = atob(part.raw.replace(/-/g, '+').replace(/_/g, '/'));
       const bytes = new Uint8Array(bin.length);
       for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      return URL.createObjectURL(new Blob([bytes], { type: part.mediaType ?? 'application/octet-stream' }));
+      // Always octet-stream: a blob: URL of the agent's text/html opened in a tab would run in
+      // the inspector's origin; a download is all this link is for.
+      return URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
     } catch {
       return undefined;
     }
   }, [part.raw]);
-  if (typeof part.url === 'string')
+  if (typeof part.url === 'string') {
+    const link = safeLinkUrl(part.url);
     return (
-      <div class="file">
-        file <a href={part.url}>{name}</a> <span class="muted">{part.mediaType ?? ''} (by URL)</span>
+      <div class="file" data-testid="file-part">
+        file{' '}
+        {link ? (
+          <a href={link} rel="noopener noreferrer" target="_blank">
+            {name}
+          </a>
+        ) : (
+          <span>
+            {name} <span class="muted">(not a link: only http and https URLs are)</span>{' '}
+            <code class="mono">{part.url.slice(0, 200)}</code>
+          </span>
+        )}{' '}
+        <span class="muted">{part.mediaType ?? ''} (by URL)</span>
       </div>
     );
+  }
   return (
     <div class="file">
       file{' '}

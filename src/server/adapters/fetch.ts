@@ -8,6 +8,7 @@ import { sseToWebStream } from '../../bindings/http/sse.js';
 import { authRequestFromFetch, type FetchConnectionInfo } from '../auth/request.js';
 import type { InFlight } from '../in-flight.js';
 import { NOT_FOUND_BODY, type A2ARouter } from '../routing.js';
+import { pathBelow } from './base-path.js';
 
 /** A fetch `Request` as the bindings see it. */
 export class WebHttpRequest implements HttpRequest {
@@ -41,17 +42,28 @@ export class WebHttpRequest implements HttpRequest {
   }
 }
 
-/** Answers one fetch `Request` through `router`; a path it does not serve is a JSON 404. */
+/**
+ * Answers one fetch `Request` through `router`; a path it does not serve is a JSON 404. With a
+ * `basePath` (normalized) only the paths below it are served, and the card's URLs are under it.
+ */
 export async function serveFetch(
   router: A2ARouter,
   inFlight: InFlight,
   keepAliveMs: number,
   request: Request,
   info?: FetchConnectionInfo,
+  basePath = '',
+  origin?: string,
 ): Promise<Response> {
   const url = new URL(request.url);
-  const req = new WebHttpRequest(request, request.method, url.pathname, url.search.slice(1), info);
-  const pending = router.route(req, () => url.origin);
+  const path = pathBelow(url.pathname, basePath);
+  const pending =
+    path === undefined
+      ? undefined
+      : router.route(
+          new WebHttpRequest(request, request.method, path, url.search.slice(1), info),
+          () => (origin ?? url.origin) + basePath,
+        );
   if (pending === undefined) {
     return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
   }

@@ -5,11 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthRequest } from '../../bindings/auth-request.js';
-import { readNodeBody, type HttpRequest } from '../../bindings/http/http-body.js';
+import { BodyTooLargeError, readNodeBody, type HttpRequest } from '../../bindings/http/http-body.js';
 import { writeSse } from '../../bindings/http/sse.js';
 import { authRequestFromNode } from '../auth/request.js';
 import type { InFlight } from '../in-flight.js';
 import { NOT_FOUND_BODY, type A2ARouter } from '../routing.js';
+import { normalizeBasePath, pathBelow } from './base-path.js';
 
 /** A node-style request listener that also works as Connect/Express middleware. */
 export type NodeHandler = (
@@ -42,7 +43,9 @@ export class NodeHttpRequest implements HttpRequest {
   }
 
   readBody(limit: number): Promise<Buffer> {
-    return readNodeBody(this.req, limit);
+    const parsed = consumedBody(this.req);
+    if (parsed === undefined) return readNodeBody(this.req, limit);
+    return parsed.length > limit ? Promise.reject(new BodyTooLargeError(limit)) : Promise.resolve(parsed);
   }
 
   authRequest(): AuthRequest {
@@ -81,6 +84,20 @@ export class NodeHttpRequest implements HttpRequest {
   }
 }
 
+/**
+ * The body a host's body parser already read (`express.json()`, `express.text()`, `raw()`
+ * ahead of the handler set `req.body` and drained the stream): as bytes again, JSON
+ * re-serialized. Undefined when the stream is still unread.
+ */
+function consumedBody(req: IncomingMessage): Buffer | undefined {
+  if (!req.readableEnded) return undefined;
+  const body = (req as { body?: unknown }).body;
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (typeof body === 'object' && body !== null) return Buffer.from(JSON.stringify(body));
+  return undefined;
+}
+
 /** What a request holds once its reply is written (see NodeHttpRequest.detach). */
 const DETACHED_REQUEST = { headers: {} } as IncomingMessage;
 const DETACHED_RESPONSE = {} as ServerResponse;
@@ -93,7 +110,11 @@ export function nodeBaseUrl(req: IncomingMessage): string | undefined {
   return `${encrypted ? 'https' : 'http'}://${host}`;
 }
 
-/** Answers one node:http request through `router`; a path it does not serve goes to `next` or 404. */
+/**
+ * Answers one node:http request through `router`; a path it does not serve goes to `next` or
+ * 404. With a `basePath` (normalized) only the paths below it are served; Express's own mount
+ * path (`req.baseUrl`, already cut from `req.url`) is added to the card's URLs as well.
+ */
 export async function serveNode(
   router: A2ARouter,
   inFlight: InFlight,
@@ -101,13 +122,19 @@ export async function serveNode(
   req: IncomingMessage,
   res: ServerResponse,
   next?: (error?: unknown) => void,
+  basePath = '',
 ): Promise<void> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
-  const request = new NodeHttpRequest(req, res, req.method ?? 'GET', path, q < 0 ? '' : url.slice(q + 1));
-  const pending = router.route(request, () => nodeBaseUrl(req));
-  if (pending === undefined) {
+  const path = pathBelow(q < 0 ? url : url.slice(0, q), basePath);
+  const expressBase = (req as { baseUrl?: unknown }).baseUrl;
+  const mounted = (typeof expressBase === 'string' ? normalizeBasePath(expressBase) : '') + basePath;
+  const request =
+    path === undefined
+      ? undefined
+      : new NodeHttpRequest(req, res, req.method ?? 'GET', path, q < 0 ? '' : url.slice(q + 1));
+  const pending = request && router.route(request, () => mountedBase(nodeBaseUrl(req), mounted));
+  if (pending === undefined || request === undefined) {
     if (next) return next();
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(NOT_FOUND_BODY);
@@ -141,15 +168,24 @@ export async function serveNode(
   }
 }
 
-/** The {@link NodeHandler} of a router: failures that escape are reported and answered 500. */
+/** `base` with the mount path; undefined when the request named no usable host. */
+function mountedBase(base: string | undefined, mounted: string): string | undefined {
+  return base === undefined ? undefined : base + mounted;
+}
+
+/**
+ * The {@link NodeHandler} of a router: failures that escape are reported and answered 500.
+ * `basePath` (normalized): see {@link serveNode}.
+ */
 export function createNodeHandler(
   router: A2ARouter,
   inFlight: InFlight,
   keepAliveMs: number,
   onError: (error: unknown) => void,
+  basePath = '',
 ): NodeHandler {
   return (req, res, next) => {
-    serveNode(router, inFlight, keepAliveMs, req, res, next).catch((error: unknown) => {
+    serveNode(router, inFlight, keepAliveMs, req, res, next, basePath).catch((error: unknown) => {
       onError(error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end();

@@ -3,7 +3,8 @@
  * node:https options requesting a client certificate when a client CA is given (mutual TLS).
  * The gRPC listener's credentials come from `grpcServerCredentials` of `a2a-kit/grpc`.
  */
-import { readFileSync } from 'node:fs';
+import type * as Fs from 'node:fs';
+import { requireNode } from '../../core/node-modules.js';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 
 /** PEM material of a TLS listener. */
@@ -24,6 +25,8 @@ export function readTlsConfig(files: {
   keyFile: string;
   clientCaFile?: string;
 }): TlsConfig {
+  // node:fs on use: the server entry loads on workerd, which has no file system.
+  const { readFileSync } = requireNode<typeof Fs>('node:fs');
   return {
     cert: readFileSync(files.certFile),
     key: readFileSync(files.keyFile),

@@ -2,6 +2,7 @@
  * Builds the public Agent Card from what the author writes ({@link AgentCardConfig}) and what the
  * server really enables, and refuses a card that is invalid or would lie (SRV-CARD-2..7, N4).
  */
+import { DRAFT_PROTOCOL_VERSION, GENERATION_EXTENSION } from '../../model/draft.js';
 import { PROTOCOL_VERSION } from '../../model/operations.js';
 import { A2AConfigError } from '../../errors/config-errors.js';
 import {
@@ -62,6 +63,11 @@ export interface CardFacts {
   pushJwksPath?: string;
   /** v0.3 compatibility is on: list the v0.3 interfaces and add the legacy v0.3 fields (SRV-COMPAT-6). */
   compatV03?: boolean;
+  /**
+   * The A2A 1.1 draft support is on (GEN-1): the card declares the generation extension, and
+   * lists the interfaces again with `protocolVersion: "1.1"` when `advertiseDraftVersion`.
+   */
+  generation?: { readonly advertiseDraftVersion: boolean };
 }
 
 /** Path of the JSON-RPC endpoint below the base URL. */
@@ -106,17 +112,29 @@ function extensionsOf(config: AgentCardConfig, facts: CardFacts): { extensions?:
       params: { jwksUrl: `${facts.baseUrl}${facts.pushJwksPath}` },
     });
   }
+  if (facts.generation) {
+    extensions.push({
+      uri: GENERATION_EXTENSION,
+      description:
+        'A2A 1.1 draft (dev-1.1): task generation, long-polling GetTask, ifGenerationMatch, stream resumption with Last-Event-ID.',
+      required: false,
+    });
+  }
   return extensions.length > 0 ? { extensions } : {};
 }
 
 /** The card, fields in proto order, optional fields only when set. */
 export function buildAgentCard(config: AgentCardConfig, facts: CardFacts): AgentCard {
-  const v1Interfaces = supportedInterfaces(facts);
+  const v1Only = supportedInterfaces(facts);
+  // GEN-1: the 1.1 entries follow the 1.0 ones (same URLs), only when the operator asks for them.
+  const v1Interfaces = facts.generation?.advertiseDraftVersion
+    ? [...v1Only, ...v1Only.map((i) => ({ ...i, protocolVersion: DRAFT_PROTOCOL_VERSION }))]
+    : v1Only;
   const card: AgentCard = {
     name: config.name,
     description: config.description,
     // v0.3 compatibility: the v0.3 entries follow the v1.0 ones (same URLs, routed by version).
-    supportedInterfaces: facts.compatV03 ? [...v1Interfaces, ...v03Interfaces(v1Interfaces)] : v1Interfaces,
+    supportedInterfaces: facts.compatV03 ? [...v1Interfaces, ...v03Interfaces(v1Only)] : v1Interfaces,
     ...(config.provider ? { provider: config.provider } : {}),
     version: config.version,
     ...(config.documentationUrl !== undefined ? { documentationUrl: config.documentationUrl } : {}),

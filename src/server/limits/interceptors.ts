@@ -1,7 +1,7 @@
 /**
  * Per-principal limits as server interceptors (issue 11.7): a token bucket per caller on every
  * operation, caps on open streams and running executions per caller, and a cap on push configs
- * per task. All keyed by {@link principalKey} (tenant + principal id).
+ * per task (on by default). All keyed by {@link principalKey} (tenant + principal id).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AgentExecutor } from '../../core/executor.js';
@@ -23,9 +23,16 @@ export interface PrincipalLimitOptions {
   maxStreamsPerPrincipal?: number;
   /** Most agent executions running at once for one caller (messages beyond are refused, 429). */
   maxRunningPerPrincipal?: number;
-  /** Most push configs one task may hold; creating one more is ResourceExhausted. */
-  maxPushConfigsPerTask?: number;
+  /**
+   * Most push configs one task may hold; creating one more is ResourceExhausted. Each event of
+   * a task is POSTed to every config it holds, so without a bound one caller fans a task out to
+   * as many webhooks as it likes. `false` lifts the bound. @default 10
+   */
+  maxPushConfigsPerTask?: number | false;
 }
+
+/** The default of {@link PrincipalLimitOptions.maxPushConfigsPerTask}. */
+export const DEFAULT_MAX_PUSH_CONFIGS_PER_TASK = 10;
 
 const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask']);
 const SENDS = new Set(['SendMessage', 'SendStreamingMessage']);
@@ -105,9 +112,8 @@ export function principalLimits(
       }
     });
   }
-  if (options.maxPushConfigsPerTask !== undefined) {
-    interceptors.push(pushConfigCap(options.maxPushConfigsPerTask, handler));
-  }
+  const maxConfigs = options.maxPushConfigsPerTask ?? DEFAULT_MAX_PUSH_CONFIGS_PER_TASK;
+  if (maxConfigs !== false) interceptors.push(pushConfigCap(maxConfigs, handler));
   return {
     interceptors,
     wrapExecutor(executor) {

@@ -16,10 +16,10 @@ import { traceTaskStore } from './store-tracing.js';
 import { observeEventBus } from './task-events.js';
 import { tracingInterceptor } from './tracing.js';
 
-export { createLogger, loggingInterceptor, logAgentFailure, pushLogger } from './logging.js';
+export { createLogger, loggingInterceptor, pushLogger } from './logging.js';
 export type { Logger, LoggerOptions, PushDeliveryOutcome, PushLogger } from './logging.js';
 export { formatPretty } from './pretty.js';
-export { REDACTED, errorField, isSecretKey, redactValue, safeUrl, scrubText } from './redact.js';
+export { errorField, redactValue, safeUrl, scrubText } from './redact.js';
 export { tracingInterceptor, RPC_SERVICE } from './tracing.js';
 export { traceTaskStore } from './store-tracing.js';
 export { INSTRUMENTATION_SCOPE, metricsInterceptor, pushInstruments, serverInstruments } from './metrics.js';

@@ -3,8 +3,9 @@
  * failures with their stack, task state changes (debug), push delivery outcomes. Everything
  * logged goes through redact.ts first.
  */
-import { performance } from 'node:perf_hooks';
-import { pino, type Logger } from 'pino';
+import type * as Pino from 'pino';
+import type { Logger } from 'pino';
+import { requireNode } from '../../core/node-modules.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { ServerInterceptor } from '../../core/handler/interceptor.js';
 import type { StreamResponse } from '../../model/schema.js';
@@ -34,6 +35,8 @@ export interface LoggerOptions {
 
 /** A pino logger with a2a-kit's redaction paths, JSON or pretty. */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  // pino on use: loading it reads the host name, which Deno asks a permission for.
+  const { pino } = requireNode<typeof Pino>('pino');
   const destination = options.destination ?? process.stderr;
   const stream = options.format === 'pretty' ? prettyStream(destination) : destination;
   return pino(
@@ -190,16 +193,22 @@ export interface PushDeliveryOutcome {
  * origin and path.
  */
 export interface PushLogger {
+  /** Writes one line for one delivery attempt. */
   log(outcome: PushDeliveryOutcome): void;
+  /** False when a line for `outcome` would not be written (its level is off): skip the work. */
+  wants?(outcome: PushDeliveryOutcome['outcome']): boolean;
 }
 
 /** A {@link PushLogger} over `logger` (a no-op without one). */
 export function pushLogger(logger: Logger | undefined, secrets?: ReadonlySet<string>): PushLogger {
-  if (!logger) return { log: () => undefined };
+  if (!logger) return { log: () => undefined, wants: () => false };
   const child = logger.child({ component: 'push' });
+  const levelOf = (outcome: PushDeliveryOutcome['outcome']) =>
+    outcome === 'delivered' ? 'debug' : outcome === 'retrying' ? 'warn' : 'error';
   return {
+    wants: (outcome) => child.isLevelEnabled(levelOf(outcome)),
     log(o) {
-      const level = o.outcome === 'delivered' ? 'debug' : o.outcome === 'retrying' ? 'warn' : 'error';
+      const level = levelOf(o.outcome);
       if (!child.isLevelEnabled(level)) return;
       child[level](
         {

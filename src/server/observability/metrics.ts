@@ -2,7 +2,6 @@
  * Metrics through `@opentelemetry/api`: no-op unless the application installs a MeterProvider
  * (before creating the server: instruments are made when the server is).
  */
-import { performance } from 'node:perf_hooks';
 import {
   createNoopMeter,
   metrics,
@@ -17,7 +16,7 @@ import { bindingOf, errorCodeOf, watchStream } from './call-facts.js';
 /** The instrumentation scope name of every a2a-kit span and metric. */
 export const INSTRUMENTATION_SCOPE = 'a2a-kit';
 
-/** The server's instruments (see README "Operating a2a-kit" for names and attributes). */
+/** The server's instruments (docs/observability.md lists names and attributes). */
 export interface ServerInstruments {
   /** `a2a.server.requests`: operations served, by `a2a.operation`, `a2a.binding`, `a2a.outcome`. */
   readonly requests: Counter;

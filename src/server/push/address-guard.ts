@@ -44,8 +44,9 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
  * cloud metadata address 169.254.169.254), IETF protocol assignments, benchmarking,
  * documentation, multicast, reserved and broadcast; on IPv6 the unspecified and loopback
  * addresses, unique-local (fc00::/7, with the AWS metadata address fd00:ec2::254), link-local,
- * site-local, multicast and documentation. IPv4-mapped and NAT64 addresses are checked as the
- * IPv4 address they carry.
+ * site-local, multicast and documentation. IPv6 forms that carry an IPv4 address (mapped,
+ * translated, compatible, NAT64, 6to4, Teredo) are checked as that address; the NAT64 local-use
+ * prefix is refused whole.
  */
 const REFUSED = new BlockList();
 for (const [net, prefix] of [
@@ -89,28 +90,70 @@ export function refusedAddressReason(address: string): string | undefined {
       ? `${address} is a loopback, private, link-local, shared or reserved address`
       : undefined;
   }
-  const embedded = embeddedIpv4(address);
-  if (embedded !== undefined) {
-    const reason = refusedAddressReason(embedded);
-    return reason ? `${address} carries ${embedded}: ${reason}` : undefined;
+  const groups = ipv6Groups(address);
+  if (!groups) return `${address} is not an IPv6 address this server can read`;
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) {
+    return `${address} is in the NAT64 local-use prefix 64:ff9b:1::/48 (a translator of this network)`;
+  }
+  for (const { v4, form } of embeddedIpv4(groups)) {
+    const reason = refusedAddressReason(v4);
+    if (reason) return `${address} carries ${v4} (${form}): ${reason}`;
   }
   return REFUSED.check(address, 'ipv6')
     ? `${address} is a loopback, unique-local, link-local, multicast or reserved address`
     : undefined;
 }
 
-/** The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`) or NAT64 (`64:ff9b::/96`) address. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const match = /^(?:::ffff:(?:0:)?|64:ff9b::)(.+)$/.exec(lower);
-  if (!match) return undefined;
-  const rest = match[1]!;
-  if (isIP(rest) === 4) return rest;
-  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(rest);
-  if (!hex) return undefined;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of an IPv6 address (a zone id dropped, a dotted IPv4 tail read). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const zone = text.indexOf('%');
+  if (zone >= 0) text = text.slice(0, zone);
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const bytes = dotted[2]!.split('.').map(Number);
+    tail.push((bytes[0]! << 8) | bytes[1]!, (bytes[2]! << 8) | bytes[3]!);
+    text = dotted[1]!.endsWith('::') ? dotted[1]! : dotted[1]!.slice(0, -1);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const part = (h: string): number[] => (h === '' ? [] : h.split(':').map((g) => parseInt(g, 16)));
+  const head = part(halves[0]!);
+  const rest = halves.length === 2 ? part(halves[1]!) : [];
+  const missing = 8 - head.length - rest.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  const groups = [...head, ...new Array<number>(missing).fill(0), ...rest, ...tail];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : undefined;
+}
+
+const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address leads to, by the forms that carry one: IPv4-mapped
+ * (`::ffff:0:0/96`), IPv4-translated (`::ffff:0:0:0/96`), IPv4-compatible (`::/96`, deprecated
+ * but still routed by some stacks), NAT64 well-known (`64:ff9b::/96`), 6to4 (`2002::/16`, the
+ * IPv4 address in bits 16-47) and Teredo (`2001::/32`: the server in bits 32-63 and the client,
+ * inverted, in the last 32 bits). A packet to any of them may end at that IPv4 address.
+ */
+function embeddedIpv4(g: number[]): { v4: string; form: string }[] {
+  const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
+  const last = v4Of(g[6]!, g[7]!);
+  if (zeros(0, 5) && g[5] === 0xffff) return [{ v4: last, form: 'IPv4-mapped' }];
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return [{ v4: last, form: 'IPv4-translated' }];
+  // `::` and `::1` are not IPv4-compatible addresses: the list names them for what they are.
+  if (zeros(0, 6) && (g[6] !== 0 || g[7]! > 1)) return [{ v4: last, form: 'IPv4-compatible' }];
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [{ v4: last, form: 'NAT64' }];
+  if (g[0] === 0x2002) return [{ v4: v4Of(g[1]!, g[2]!), form: '6to4' }];
+  if (g[0] === 0x2001 && g[1] === 0) {
+    return [
+      { v4: v4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff), form: 'Teredo client' },
+      { v4: v4Of(g[2]!, g[3]!), form: 'Teredo server' },
+    ];
+  }
+  return [];
 }
 
 /** Checks a webhook URL without resolving it: scheme, form, length; returns the parsed URL. */

@@ -28,9 +28,16 @@ export const PUSH_TOKEN_HEADER = 'X-A2A-Notification-Token';
 /** Reads a task as a client would see it (GetTask), for the notification bodies that carry the whole task. */
 export type PushTaskReader = (scope: TaskScope, taskId: string) => Promise<Task | undefined>;
 
-/** A claimed delivery on its way: being prepared, then sent (`sent`) until its result settles it. */
+/**
+ * One claim of a delivery on its way: being prepared, then sent (`sent`) until its result
+ * settles it. A delivery settled for a retry can be claimed again before that settlement is
+ * answered, so a delivery may have two flights at once: each is its own object, with its claim's
+ * lease owner, and the settlement of one never touches the other.
+ */
 export interface Flight {
   readonly delivery: PushDelivery;
+  /** The lease owner of the claim that took it: only it settles or renews the delivery. */
+  readonly lease: string;
   readonly started: number;
   sent: boolean;
 }

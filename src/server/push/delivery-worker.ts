@@ -15,7 +15,7 @@
 import { newId } from '../../model/ids.js';
 import type { PushConfigStore } from '../../core/stores/push-config-store.js';
 import type { NotificationSigner } from '../../core/push/notification-signing.js';
-import type { PushAttempt, PushDelivery, PushOutbox } from '../../core/push/outbox.js';
+import type { PushAttempt, PushOutbox } from '../../core/push/outbox.js';
 import { RetryPolicy } from '../../core/push/retry-policy.js';
 import { systemResolver, type AddressPolicy, type HostResolver } from './address-guard.js';
 import {
@@ -28,6 +28,7 @@ import {
 import type { WebhookLimits, WebhookTls } from './webhook-request.js';
 import {
   InlineWebhookSender,
+  type SendJob,
   type SendResult,
   type SenderSettings,
   type WebhookSender,
@@ -57,7 +58,10 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
   tls?: WebhookTls;
   /** Most POSTs in flight at once. @default 16 */
   concurrency?: number;
-  /** How long a claim is held; must exceed `timeoutMs`. @default timeoutMs * 2 + 30000 */
+  /**
+   * How long a claim is held; must exceed `timeoutMs` (the constructor throws a RangeError
+   * otherwise). @default timeoutMs * 2 + 30000
+   */
   leaseMs?: number;
   /** How often the outbox is polled when it cannot say when work is due (shared stores). @default 1000 */
   pollMs?: number;
@@ -88,8 +92,12 @@ export class PushDeliveryWorker {
   readonly #pollMs: number;
   readonly #closeGraceMs: number;
   readonly #onError: (error: unknown) => void;
-  /** Claimed and not yet settled, by delivery id: at most `concurrency`. */
-  readonly #inFlight = new Map<string, Flight>();
+  /** Claimed and not yet settled (each claim its own flight): at most `concurrency`. */
+  readonly #inFlight = new Set<Flight>();
+  /** The flights whose POST is out, by delivery id: the sender's results name the delivery. */
+  readonly #sending = new Map<string, Flight>();
+  /** Claims made so far: each claim's lease owner is `workerId/n`. */
+  #claims = 0;
   /** Who waits for #inFlight to empty (close() only: a few at most). */
   readonly #drainWaiters: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -117,6 +125,14 @@ export class PushDeliveryWorker {
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
     const timeoutMs = options.timeoutMs ?? 15_000;
     this.#leaseMs = options.leaseMs ?? timeoutMs * 2 + 30_000;
+    // A lease that can end before its POST does hands the delivery to another claim while the
+    // first POST still runs: sent twice at once, and the late answer settles someone else's lease.
+    if (!(this.#leaseMs > timeoutMs)) {
+      throw new RangeError(
+        `push leaseMs (${String(this.#leaseMs)}) must exceed timeoutMs (${String(timeoutMs)}): ` +
+          'a delivery whose lease ends before its POST does would be sent twice',
+      );
+    }
     this.#pollMs = options.pollMs ?? 1000;
     this.#closeGraceMs = options.closeGraceMs ?? 5000;
     this.#onError = options.onError ?? ((error) => console.error('a2a-kit: push outbox error', error));
@@ -221,17 +237,22 @@ export class PushDeliveryWorker {
         this.#again = false;
         while (!this.#closed && this.#inFlight.size < this.#concurrency) {
           if (this.#nothingDue()) break;
+          // A lease owner of this claim's own: a settlement made after the lease moved on (to
+          // another worker, or to a later claim of this one) is refused by the outbox.
+          const lease = `${this.workerId}/${++this.#claims}`;
           const claimed = await this.#outbox.claim(
-            this.workerId,
+            lease,
             this.#concurrency - this.#inFlight.size,
             this.#leaseMs,
           );
           if (claimed.length === 0) break;
+          const started = Date.now();
+          const flights = claimed.map((delivery): Flight => ({ delivery, lease, started, sent: false }));
           if (this.#closed) {
-            await this.#giveBack(claimed);
+            await this.#giveBack(flights);
             break;
           }
-          this.#launch(claimed);
+          this.#launch(flights);
         }
       } while (this.#again && !this.#closed);
     } catch (error) {
@@ -247,50 +268,91 @@ export class PushDeliveryWorker {
    * Claimed while closing: released at once (a lease of 0 ms), so the next worker need not
    * wait for it to expire; an outbox without renew gets a retry due now (one attempt more).
    */
-  async #giveBack(claimed: PushDelivery[]): Promise<void> {
-    const now = Date.now();
-    for (const delivery of claimed) {
-      if (this.#outbox.renew) await this.#outbox.renew(delivery.id, this.workerId, 0);
-      else await this.#settle(interrupted({ delivery, started: now, sent: false }));
+  async #giveBack(flights: readonly Flight[]): Promise<void> {
+    for (const flight of flights) {
+      if (this.#outbox.renew) await this.#outbox.renew(flight.delivery.id, flight.lease, 0);
+      else await this.#settle(interrupted(flight));
     }
   }
 
   /** Prepares the claimed deliveries and sends those that are ready in one batch. */
-  #launch(claimed: readonly PushDelivery[]): void {
-    const started = Date.now();
-    const flights = claimed.map((delivery): Flight => ({ delivery, started, sent: false }));
-    for (const flight of flights) this.#inFlight.set(flight.delivery.id, flight);
-    void this.#prepareAndSend(flights);
+  #launch(flights: readonly Flight[]): void {
+    for (const flight of flights) this.#inFlight.add(flight);
+    this.#prepareAndSend(flights).catch((error: unknown) => {
+      // Not expected (the preparer reports its failures): logged, and the places freed so the
+      // worker goes on; the deliveries' leases expire and they are sent again.
+      this.#onError(error);
+      this.#release(flights.filter((flight) => !flight.sent));
+      this.#freed();
+    });
   }
 
   async #prepareAndSend(flights: readonly Flight[]): Promise<void> {
     const { jobs, done, failed } = await this.#preparer.prepare(flights, this.#onError);
-    for (const flight of failed) this.#inFlight.delete(flight.delivery.id);
-    if (this.#aborting) {
-      for (const job of jobs) done.push(interrupted(this.#inFlight.get(job.id)!));
-    } else if (jobs.length > 0) {
-      for (const job of jobs) this.#inFlight.get(job.id)!.sent = true;
-      this.#sender.send(jobs);
+    const flightOf = new Map(flights.map((flight) => [flight.delivery.id, flight]));
+    const send: SendJob[] = [];
+    for (const job of jobs) {
+      const flight = flightOf.get(job.id);
+      if (!flight) continue;
+      if (this.#aborting) done.push(interrupted(flight));
+      else if (this.#sending.has(job.id)) {
+        // An earlier POST of this delivery is still out (its lease ran out before its answer):
+        // this claim waits for its own lease to end rather than send it twice at once.
+        failed.push(flight);
+      } else {
+        flight.sent = true;
+        this.#sending.set(job.id, flight);
+        send.push(job);
+      }
     }
-    if (done.length > 0 || failed.length > 0) await this.#complete(done);
+    if (send.length > 0) this.#sender.send(send);
+    this.#release(failed);
+    if (done.length > 0) await this.#complete(done);
+    else if (failed.length > 0) this.#freed();
   }
 
   /** The sender's answers: each settles its delivery once. */
   readonly #onResults = (results: readonly SendResult[]): void => {
     const done: Completion[] = [];
+    let dropped = false;
     for (const result of results) {
-      const flight = this.#inFlight.get(result.id);
+      const flight = this.#sending.get(result.id);
       if (!flight?.sent) continue;
+      this.#sending.delete(result.id);
       flight.sent = false;
-      done.push(this.#preparer.completionOf(flight, result));
+      try {
+        done.push(this.#preparer.completionOf(flight, result));
+      } catch (error) {
+        // Not expected: logged, and the delivery left to its lease (sent again once it ends).
+        this.#onError(error);
+        this.#release([flight]);
+        dropped = true;
+      }
     }
     if (done.length > 0) void this.#complete(done);
+    else if (dropped) this.#freed();
   };
 
   /** Settles `done`, then frees their places and looks for more work once. */
   async #complete(done: readonly Completion[]): Promise<void> {
-    await Promise.all(done.map((completion) => this.#settle(completion).catch(this.#onError)));
-    for (const [flight] of done) this.#inFlight.delete(flight.delivery.id);
+    try {
+      await Promise.all(done.map((completion) => this.#settle(completion).catch(this.#onError)));
+    } finally {
+      this.#release(done.map(([flight]) => flight));
+      this.#freed();
+    }
+  }
+
+  /** Frees the places of `flights` (settled, or left to their leases). */
+  #release(flights: readonly Flight[]): void {
+    for (const flight of flights) {
+      this.#inFlight.delete(flight);
+      if (this.#sending.get(flight.delivery.id) === flight) this.#sending.delete(flight.delivery.id);
+    }
+  }
+
+  /** Places were freed: close() may be waiting for none in flight, and the pump for a place. */
+  #freed(): void {
     if (this.#inFlight.size === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
     this.wake();
   }
@@ -311,13 +373,20 @@ export class PushDeliveryWorker {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#closed) return;
-    const due = this.#outbox.nextDueAtMs?.();
+    let due: number | undefined;
+    try {
+      due = this.#outbox.nextDueAtMs?.();
+    } catch (error) {
+      // A store that cannot answer now (in the pump's finally: never let it reject): poll.
+      this.#onError(error);
+      due = undefined;
+    }
     // Nothing pending in an outbox only this process writes: the next enqueue wakes us.
     if (this.#outbox.processLocal === true && due === undefined) return;
     const delay =
       due === undefined ? this.#pollMs : Math.min(Math.max(due - Date.now(), 0), this.#pollMs * 60);
     this.#timer = setTimeout(this.wake, Math.max(delay, 1));
-    this.#timer.unref();
+    this.#timer.unref?.(); // workerd: timers without unref
   }
 
   async #settle([flight, outcome, settlement]: Completion): Promise<void> {
@@ -328,6 +397,6 @@ export class PushDeliveryWorker {
       ...(outcome.status !== undefined ? { status: outcome.status } : {}),
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
     };
-    await this.#outbox.settle(flight.delivery.id, this.workerId, attempt, settlement);
+    await this.#outbox.settle(flight.delivery.id, flight.lease, attempt, settlement);
   }
 }

@@ -16,6 +16,8 @@ import type { TaskManager } from '../../core/task-manager.js';
 import { viewTask } from '../../core/task-view.js';
 import { MemoryPushConfigStore } from '../../core/stores/memory/push-config-store.js';
 import type { PushConfigStore } from '../../core/stores/push-config-store.js';
+import type { PushLogger } from '../observability/logging.js';
+import { loggedOutbox } from './delivery-log.js';
 
 /** The `push` option of createA2AServer; used when `pushNotifications` is true. */
 export interface PushOptions extends AddressPolicy, RetryOptions, WebhookLimits {
@@ -71,7 +73,8 @@ export class PushHosting {
   readonly #policy: AddressPolicy;
   readonly #resolve: HostResolver | undefined;
 
-  constructor(options: PushOptions, onError?: (error: unknown) => void) {
+  /** `log` gets one line per delivery attempt (the server's logger, secrets masked). */
+  constructor(options: PushOptions, onError?: (error: unknown) => void, log?: PushLogger) {
     this.configs = options.configStore ?? new MemoryPushConfigStore();
     this.outbox = options.outbox ?? new MemoryPushOutbox(this.configs);
     this.signer = options.signingKey === false ? undefined : new NotificationSigner(options.signingKey);
@@ -92,7 +95,7 @@ export class PushHosting {
         'tls',
         'senderThread',
       ]),
-      outbox: this.outbox,
+      outbox: log ? loggedOutbox(this.outbox, this.configs, log, onError ?? (() => undefined)) : this.outbox,
       configs: this.configs,
       retry: new RetryPolicy(options),
       addressPolicy: this.#policy,

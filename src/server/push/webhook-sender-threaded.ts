@@ -9,7 +9,9 @@
  * machine), batches go out from the calling loop, so no notification waits for the boot; a
  * config's notifications are sent one at a time, so switching over cannot reorder them.
  */
-import { Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { requireNode } from '../../core/node-modules.js';
 import type { NotificationSigner } from '../../core/push/notification-signing.js';
 import {
   InlineWebhookSender,
@@ -207,10 +209,15 @@ export class ThreadWebhookSender implements WebhookSender {
  * on Node 20 a worker thread does not inherit the loader hooks of the thread that starts it.
  */
 function startSenderThread(workerData: SenderThreadData): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./webhook-sender-thread.js', import.meta.url), { workerData });
+  // Loaded here, not at import: workerd has no worker_threads (the server entry loads there).
+  const { Worker } = requireNode<typeof WorkerThreads>('node:worker_threads');
+  // Not `new URL('./x', import.meta.url)` as such: bundlers (Next.js's webpack) would take the
+  // thread's entry for an asset of theirs; it is this package's own file, next to this one.
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) {
+    return new Worker(new URL('./webhook-sender-thread.js', here), { workerData });
   }
-  const entry = JSON.stringify(new URL('./webhook-sender-thread.ts', import.meta.url).href);
+  const entry = JSON.stringify(new URL('./webhook-sender-thread.ts', here).href);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const boot = `import(${tsx}).then((api) => { api.register(); return import(${entry}); });`;
   return new Worker(boot, { eval: true, workerData });

@@ -51,6 +51,48 @@ describe('webhook address guard', () => {
     }
   });
 
+  test('issue 27: IPv6 forms that carry a local or private IPv4 address are refused', async () => {
+    const refused: [string, RegExp][] = [
+      ['::7f00:1', /127\.0\.0\.1 \(IPv4-compatible\)/],
+      ['::127.0.0.1', /IPv4-compatible/],
+      ['::a9fe:a9fe', /169\.254\.169\.254/],
+      ['::ffff:0:7f00:1', /IPv4-translated/],
+      ['0:0:0:0:0:ffff:7f00:1', /IPv4-mapped/],
+      ['64:ff9b::7f00:1', /NAT64/],
+      ['64:ff9b::192.168.0.1', /NAT64/],
+      ['64:ff9b:1::a00:1', /local-use/],
+      ['64:ff9b:1:ffff::8.8.8.8', /local-use/],
+      ['2002:7f00:1::1', /127\.0\.0\.1 \(6to4\)/],
+      ['2002:c0a8:101::1', /192\.168\.1\.1 \(6to4\)/],
+      ['2002:a9fe:a9fe::', /169\.254\.169\.254 \(6to4\)/],
+      // Teredo: the client's address is stored inverted in the last 32 bits.
+      ['2001:0:4136:e378:8000:63bf:80ff:fffe', /127\.0\.0\.1 \(Teredo client\)/],
+      ['2001:0:4136:e378:8000:63bf:3f57:fefe', /192\.168\.1\.1 \(Teredo client\)/],
+      ['2001:0:a00:1:8000:63bf:f7f7:f7f7', /10\.0\.0\.1 \(Teredo server\)/],
+      ['fe80::1%eth0', /link-local/],
+    ];
+    for (const [address, why] of refused) {
+      assert.match(refusedAddressReason(address) ?? 'accepted', why, address);
+      // The same literal as a webhook URL is refused when the config is stored.
+      if (!address.includes('%')) {
+        await assert.rejects(
+          resolveWebhook(parseWebhookUrl(`https://[${address}]/hook`, {}), {}),
+          WebhookAddressError,
+          address,
+        );
+      }
+    }
+    for (const address of [
+      '::8.8.8.8',
+      '64:ff9b::8.8.8.8',
+      '2002:808:808::1',
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+      '2a00:1450:4001:80b::200e',
+    ]) {
+      assert.equal(refusedAddressReason(address), undefined, `${address} accepted`);
+    }
+  });
+
   test('a name is refused when any of its addresses is; the allow-list skips the check', async () => {
     const resolve = (addresses: string[]) => () =>
       Promise.resolve(

@@ -16,6 +16,8 @@ import {
   type IdempotencyKey,
   type IdempotencyRecord,
   type InterruptedTaskRef,
+  type LoggedTaskEvent,
+  type SaveChange,
   type StoredTask,
   type TaskPage,
   type TaskQuery,
@@ -23,6 +25,7 @@ import {
   type TaskStore,
 } from '../task-store.js';
 import { CallerTasks } from './caller-index.js';
+import { MemoryEventLog } from './event-log.js';
 import { MemoryIdempotencyRecords } from './idempotency-records.js';
 import { pack, PackedTask, rowContextId, rowState, toStored, type TaskRow } from './packing.js';
 
@@ -88,6 +91,8 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Idempotency records by tenant, then principal, then messageId. */
   readonly #idempotency: MemoryIdempotencyRecords;
+  /** A2A 1.1 draft (GEN-5): each task's latest events, written only when saves carry them. */
+  readonly #log = new MemoryEventLog();
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#idempotency = new MemoryIdempotencyRecords(options);
     this.#maxTasks = options.maxTasks ?? Infinity;
@@ -115,7 +120,7 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve(row === undefined ? undefined : toStored(row, id, scope));
   }
 
-  save(record: StoredTask, expectedVersion: number): Promise<void> {
+  save(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
     let caller = this.#caller(record.tenant, record.owner, true)!;
     const id = record.task.id;
     const current = caller.rows.get(id);
@@ -144,7 +149,12 @@ export class MemoryTaskStore implements TaskStore {
       this.#endedIds.push(id);
     }
     if (!terminal) this.#rememberYoung(caller, id, record.version);
+    if (change?.log) this.#log.append(logKey(record.tenant, record.owner, id), change.log);
     return DONE;
+  }
+
+  readEvents(scope: TaskScope, taskId: string, after: number, limit: number): Promise<LoggedTaskEvent[]> {
+    return Promise.resolve(this.#log.read(logKey(scope.tenant, scope.owner, taskId), after, limit));
   }
 
   /** Puts a running task's save in the ring, packing the save that leaves it if still current. */
@@ -194,6 +204,7 @@ export class MemoryTaskStore implements TaskStore {
   #deleteTask(caller: CallerTasks, id: string): void {
     if (!caller.rows.has(id)) return;
     caller.delete(id);
+    this.#log.delete(logKey(caller.tenant, caller.owner, id));
     this.#taskCount--;
     if (caller.rows.size === 0) {
       const owners = this.#scopes.get(caller.tenant);
@@ -330,4 +341,8 @@ export class MemoryTaskStore implements TaskStore {
   get size(): number {
     return this.#taskCount;
   }
+}
+
+function logKey(tenant: string, owner: string, id: string): string {
+  return `${tenant}\u0000${owner}\u0000${id}`;
 }

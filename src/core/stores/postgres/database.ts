@@ -4,7 +4,8 @@
  * for a server that is down or a schema from a newer a2a-kit, and retries with backoff for
  * statements that fail because the connection was lost (a server restart).
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { requireNode } from '../../node-modules.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
 
@@ -146,7 +147,7 @@ export class PostgresDatabase {
         `PostgreSQL schema name ${JSON.stringify(schema)} must be letters, digits and _`,
       );
     }
-    const pool = new pg.Pool({
+    const pool = new (requireNode<typeof pg>('pg').Pool)({
       ...options.pool,
       connectionString: options.connectionString,
       max: options.maxConnections ?? 10,
@@ -319,7 +320,7 @@ export class PostgresDatabase {
 
   /** A new, unpooled client with the pool's settings and `overrides` (for LISTEN, which holds a connection). */
   newClient(overrides: pg.ClientConfig = {}): pg.Client {
-    return new pg.Client({ ...this.pool.options, ...overrides });
+    return new (requireNode<typeof pg>('pg').Client)({ ...this.pool.options, ...overrides });
   }
 
   /** One more store uses this pool. */

@@ -33,7 +33,9 @@ import {
   type SqlPushOutboxOptions,
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
-import { TaskVersionConflictError, type StoredTask, type TaskStore } from '../task-store.js';
+import { eventLogJson, trimBelow } from '../sql/event-log.js';
+import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
+import { eventLogCtes } from './event-log-sql.js';
 import { isTransient, toNumber, type PostgresDatabase } from './database.js';
 import { faultAt } from '../fault-points.js';
 
@@ -67,6 +69,15 @@ const UPDATE_CHANGE_SQL = `WITH saved AS (
     UPDATE a2a_tasks SET context_id = $4, state = $5, status_time_ms = $6, version = $7, doc = $8
     WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $9 RETURNING 1),
   ${enqueueSql(10, 11)}`;
+// A2A 1.1 draft (issue 31, GEN-5): the same with the change's event log entries (then the trim).
+const INSERT_LOGGED_CHANGE_SQL = INSERT_CHANGE_SQL.replace(
+  'queued AS (',
+  `${eventLogCtes(1, 2, 3, 11)},\n  queued AS (`,
+);
+const UPDATE_LOGGED_CHANGE_SQL = UPDATE_CHANGE_SQL.replace(
+  'queued AS (',
+  `${eventLogCtes(1, 2, 3, 12)},\n  queued AS (`,
+);
 
 const CLAIM_SQL = `UPDATE a2a_push_outbox o SET lease_owner = $1, lease_until_ms = $2
   FROM (
@@ -141,6 +152,7 @@ export class PostgresPushOutbox implements PushOutbox {
     record: StoredTask,
     expectedVersion: number,
     event: StreamResponse | undefined,
+    change?: SaveChange,
   ): Promise<void> {
     // `_store` is this database's task store (or a wrapper of it): the row is written here.
     const task = record.task;
@@ -161,9 +173,18 @@ export class PostgresPushOutbox implements PushOutbox {
       record.version,
       doc,
     ];
-    const sql = expectedVersion === 0 ? INSERT_CHANGE_SQL : UPDATE_CHANGE_SQL;
-    const params =
+    const log = change?.log;
+    const sql =
+      expectedVersion === 0
+        ? log
+          ? INSERT_LOGGED_CHANGE_SQL
+          : INSERT_CHANGE_SQL
+        : log
+          ? UPDATE_LOGGED_CHANGE_SQL
+          : UPDATE_CHANGE_SQL;
+    const params: unknown[] =
       expectedVersion === 0 ? [...row, payload, Date.now()] : [...row, expectedVersion, payload, Date.now()];
+    if (log) params.push(eventLogJson(log), trimBelow(record.version, log.keep));
     const check = (result: pg.QueryResult): number => {
       const counts = result.rows[0] as ChangeRow | undefined;
       if (toNumber(counts?.saved ?? 0) !== 1) throw new TaskVersionConflictError(task.id);

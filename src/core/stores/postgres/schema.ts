@@ -159,4 +159,18 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX a2a_leases_worker;
   ALTER TABLE a2a_tasks SET (fillfactor = 75);
   `,
+  // 7: A2A 1.1 draft (issue 31, GEN-5): each task's latest events, for exact stream resumption.
+  // One row per task version, written in the statement that writes the version; older rows
+  // past the per-task bound are deleted in the same statement, the rest with their task.
+  `
+  CREATE TABLE a2a_task_events (
+    tenant text COLLATE "C" NOT NULL,
+    owner text COLLATE "C" NOT NULL,
+    task_id text COLLATE "C" NOT NULL,
+    generation bigint NOT NULL,
+    state text COLLATE "C" NOT NULL,
+    doc text,
+    PRIMARY KEY (tenant, owner, task_id, generation)
+  );
+  `,
 ];

@@ -6,11 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
+import { eventLogJson, loggedEvent, trimBelow, type EventRow } from '../sql/event-log.js';
+import { eventLogCtes } from './event-log-sql.js';
 import {
   TaskVersionConflictError,
   type IdempotencyKey,
   type IdempotencyRecord,
   type InterruptedTaskRef,
+  type LoggedTaskEvent,
+  type SaveChange,
   type StoredTask,
   type TaskPage,
   type TaskQuery,
@@ -43,6 +47,18 @@ const INSERT_SQL = `INSERT INTO a2a_tasks (tenant, owner, id, context_id, state,
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`;
 const UPDATE_SQL = `UPDATE a2a_tasks SET context_id = $1, state = $2, status_time_ms = $3, version = $4, doc = $5
   WHERE tenant = $6 AND owner = $7 AND id = $8 AND version = $9`;
+
+// A2A 1.1 draft (GEN-5): the same writes with the change's event log entries, in the same
+// statement (so in the same transaction).
+function loggedSql(save: string, tenant: number, owner: number, id: number, entries: number): string {
+  return `WITH saved AS (${save} RETURNING 1),
+  ${eventLogCtes(tenant, owner, id, entries)}
+  SELECT count(*) AS saved FROM saved`;
+}
+const INSERT_LOGGED_SQL = loggedSql(INSERT_SQL, 1, 2, 3, 9);
+const UPDATE_LOGGED_SQL = loggedSql(UPDATE_SQL, 6, 7, 8, 10);
+const READ_EVENTS_SQL = `SELECT generation, state, doc FROM a2a_task_events
+  WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND generation > $4 ORDER BY generation LIMIT $5`;
 
 /** A {@link TaskStore} on PostgreSQL. */
 export class PostgresTaskStore implements TaskStore, LeaseStore {
@@ -90,7 +106,7 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
       : undefined;
   }
 
-  save(record: StoredTask, expectedVersion: number): Promise<void> {
+  save(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
     const task = record.task;
     if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
     const doc = JSON.stringify(task);
@@ -101,8 +117,15 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     }
     const contextId = task.contextId ?? null;
     const state = task.status.state;
-    const sql = expectedVersion === 0 ? INSERT_SQL : UPDATE_SQL;
-    const params =
+    const log = change?.log;
+    const sql = log
+      ? expectedVersion === 0
+        ? INSERT_LOGGED_SQL
+        : UPDATE_LOGGED_SQL
+      : expectedVersion === 0
+        ? INSERT_SQL
+        : UPDATE_SQL;
+    const params: unknown[] =
       expectedVersion === 0
         ? [record.tenant, record.owner, task.id, contextId, state, record.statusTimeMs, record.version, doc]
         : [
@@ -116,8 +139,12 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
             task.id,
             expectedVersion,
           ];
-    const check = (result: { rowCount: number | null }): void => {
-      if (result.rowCount !== 1) throw new TaskVersionConflictError(task.id);
+    if (log) params.push(eventLogJson(log), trimBelow(record.version, log.keep));
+    const check = (result: { rowCount: number | null; rows: unknown[] }): void => {
+      const saved = log
+        ? toNumber((result.rows[0] as { saved?: string } | undefined)?.saved ?? 0)
+        : result.rowCount;
+      if (saved !== 1) throw new TaskVersionConflictError(task.id);
     };
     /** Our write is already in the row (it committed before the answer was lost). */
     const landed = async (): Promise<'landed' | 'retry'> => {
@@ -181,6 +208,25 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     }>(
       `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
        WHERE state IN (${INTERRUPTED_STATE_SQL}) ORDER BY status_time_ms`,
+    );
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      owner: row.owner,
+      taskId: row.id,
+      statusTimeMs: toNumber(row.status_time_ms),
+    }));
+  }
+
+  async listInterruptedBefore(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]> {
+    const { rows } = await this.database.query<{
+      tenant: string;
+      owner: string;
+      id: string;
+      status_time_ms: string;
+    }>(
+      `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
+       WHERE state IN (${INTERRUPTED_STATE_SQL}) AND status_time_ms <= $1 ORDER BY status_time_ms LIMIT $2`,
+      [Math.floor(statusTimeMs), Math.max(1, Math.floor(limit))],
     );
     return rows.map((row) => ({
       tenant: row.tenant,
@@ -276,6 +322,22 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     });
   }
 
+  async readEvents(
+    scope: TaskScope,
+    taskId: string,
+    after: number,
+    limit: number,
+  ): Promise<LoggedTaskEvent[]> {
+    const { rows } = await this.database.query<EventRow>(READ_EVENTS_SQL, [
+      scope.tenant,
+      scope.owner,
+      taskId,
+      after,
+      limit,
+    ]);
+    return rows.map(loggedEvent);
+  }
+
   async purgeTerminalBefore(cutoffMs: number): Promise<number> {
     let total = 0;
     // Bounded chunks, each one statement (one transaction): the tasks and their push configs.
@@ -289,7 +351,10 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
            RETURNING tenant, owner, id),
          configs AS (
            DELETE FROM a2a_push_configs p USING gone
-           WHERE p.tenant = gone.tenant AND p.owner = gone.owner AND p.task_id = gone.id)
+           WHERE p.tenant = gone.tenant AND p.owner = gone.owner AND p.task_id = gone.id),
+         events AS (
+           DELETE FROM a2a_task_events e USING gone
+           WHERE e.tenant = gone.tenant AND e.owner = gone.owner AND e.task_id = gone.id)
          SELECT count(*) AS n FROM gone`,
         [cutoffMs],
       );

@@ -4,12 +4,18 @@
  * The task store and the push-config store share one connection (and so one transaction
  * stream); the file closes when the last of them closes.
  */
-import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type * as Fs from 'node:fs';
+import type * as Path from 'node:path';
+import type Database from 'better-sqlite3';
+import { requireNode } from '../../node-modules.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
+
+/** `node:fs`, loaded when a database opens (see node-modules.ts). */
+function fs(): typeof Fs {
+  return requireNode<typeof Fs>('node:fs');
+}
 
 /** Options of {@link SqliteDatabase.open}. */
 export interface SqliteOptions {
@@ -29,6 +35,12 @@ export interface SqliteOptions {
    * @default 'full'
    */
   synchronous?: 'full' | 'normal';
+  /**
+   * For fault-injection tests only (off by default): awaited before each background sync of
+   * the write-ahead log with `synchronous: 'full'`; delaying it stands in for a slow disk, and
+   * a rejection fails that sync with its error, as an `fdatasync` EIO would.
+   */
+  beforeSyncForTests?: () => Promise<void>;
 }
 
 /** Extended SQLite result codes that mean the file is not a usable database. */
@@ -76,11 +88,31 @@ interface QueuedWrite {
   readonly durable: boolean;
 }
 
+/** Options of {@link SqliteDatabase.write}. */
+export interface SqliteWriteOptions {
+  /** Acknowledged once on disk (true, the default) or once committed (false). */
+  durable?: boolean;
+  /**
+   * Sees only what is on disk: run at the start of its batch, before the batch's other
+   * writes, so the uncommitted (hence unsynced) changes of those are not visible to it.
+   * Earlier batches are all synced by then: no batch is committed while a sync runs, and
+   * none after a sync failed.
+   */
+  seesOnlyDurable?: boolean;
+}
+
 /**
  * Write options of a write answered at its commit, without waiting for the log's sync (see
  * {@link SqliteDatabase.write}): for writes whose loss in a power failure costs nothing.
  */
 export const AT_COMMIT = { durable: false } as const;
+
+/**
+ * Write options of a push claim: answered at its commit, and it sees only durable rows (see
+ * {@link SqliteWriteOptions.seesOnlyDurable}), so no notification is sent before its change
+ * is on disk.
+ */
+export const DURABLE_ONLY_AT_COMMIT = { durable: false, seesOnlyDurable: true } as const;
 
 /** Most writes committed in one transaction; more wait for the next one (keeps each commit short). */
 const MAX_BATCH = 512;
@@ -103,6 +135,7 @@ class WalSync {
   constructor(
     private readonly walPath: string,
     private readonly onIdle: () => void,
+    private readonly beforeSync?: () => Promise<void>,
   ) {}
 
   /** A sync is running: a commit now would only wait for the next one. */
@@ -125,33 +158,39 @@ class WalSync {
     let fd: number;
     try {
       // Opened at the first sync: the log exists once something was committed.
-      fd = this.#fd ??= openSync(this.walPath, 'r+');
+      fd = this.#fd ??= fs().openSync(this.walPath, 'r+');
     } catch (error) {
       for (const fail of failed) fail(error);
       return;
     }
     this.#running = { done, failed };
-    fdatasync(fd, (error) => {
+    const synced = (error: unknown): void => {
       this.#running = undefined;
       if (this.#closed) return; // close() synced and acknowledged everything already
       if (error) for (const fail of failed) fail(error);
       else for (const ack of done) ack();
       if (this.#waiting.length > 0) this.#start();
       else this.onIdle();
-    });
+    };
+    if (this.beforeSync) {
+      this.beforeSync().then(
+        () => fs().fdatasync(fd, synced),
+        (error: unknown) => synced(error ?? new Error('sync failed')),
+      );
+    } else fs().fdatasync(fd, synced);
   }
 
   /** Syncs the log at once (blocking; nothing to do when there is no log yet). */
   syncNow(): void {
     if (this.#fd === undefined) {
       try {
-        this.#fd = openSync(this.walPath, 'r+');
+        this.#fd = fs().openSync(this.walPath, 'r+');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
         throw error;
       }
     }
-    fdatasyncSync(this.#fd);
+    fs().fdatasyncSync(this.#fd);
   }
 
   /** Syncs the log at once (blocking), acknowledges what waited and closes the file. */
@@ -170,7 +209,7 @@ class WalSync {
       for (const fail of failed) fail(error);
     } finally {
       // An asynchronous sync still running keeps its own reference to the file.
-      if (this.#fd !== undefined) closeSync(this.#fd);
+      if (this.#fd !== undefined) fs().closeSync(this.#fd);
     }
   }
 }
@@ -179,7 +218,11 @@ class WalSync {
 export class SqliteDatabase {
   #refs = 1;
   #queue: QueuedWrite[] = [];
+  /** How many writes at the head of #queue see only durable rows (they go first in their batch). */
+  #leading = 0;
   #scheduled = false;
+  /** Set once a sync of the log failed: the file's last commits may not be on disk. */
+  #failure: StoreOpenError | undefined;
   /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
   readonly #walSync: WalSync | undefined;
 
@@ -195,8 +238,9 @@ export class SqliteDatabase {
     readonly db: Database.Database,
     readonly path: string,
     walPath: string | undefined,
+    beforeSync?: () => Promise<void>,
   ) {
-    this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule);
+    this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule, beforeSync);
     const counts = (this.taskCounts = new TaskCountChanges(db));
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
@@ -225,13 +269,45 @@ export class SqliteDatabase {
    * nothing is told on its strength alone (an idempotency claim), whose durability the
    * log's order gives to every later write that is acknowledged on disk.
    */
-  write<T>(run: () => T, options: { durable?: boolean } = {}): Promise<T> {
+  write<T>(run: () => T, options: SqliteWriteOptions = {}): Promise<T> {
+    if (this.#failure) return Promise.reject(this.#failure);
     if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
     const durable = options.durable !== false;
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ run, resolve: resolve as (value: unknown) => void, reject, durable });
+      const write = { run, resolve: resolve as (value: unknown) => void, reject, durable };
+      if (options.seesOnlyDurable === true) this.#queue.splice(this.#leading++, 0, write);
+      else this.#queue.push(write);
       this.#schedule();
     });
+  }
+
+  /** Why the store stopped (a sync of its log failed), if it did. */
+  get failure(): StoreOpenError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Throws once a sync of the log failed: the last commits, whose writers were told they
+   * failed, are in the file this connection reads but may not be on disk, so nothing more is
+   * read or written here (a restart reads what the disk kept).
+   */
+  check(): void {
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** Stops the store after a failed sync: queued writes and every later one are refused. */
+  #fail(error: unknown): void {
+    if (this.#failure) return;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#failure = new StoreOpenError(
+      `SQLite store ${this.path} stopped: syncing its log failed (${reason}); ` +
+        'its last writes may not be on disk: restart the server',
+      { cause: error },
+    );
+    const queued = this.#queue;
+    this.#queue = [];
+    this.#leading = 0;
+    for (const write of queued) write.reject(this.#failure);
   }
 
   /** Schedules the next commit for the next turn, unless one is scheduled or a sync runs. */
@@ -245,6 +321,11 @@ export class SqliteDatabase {
     this.#scheduled = false;
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
+    this.#leading = Math.max(0, this.#leading - batch.length);
+    if (this.#failure) {
+      for (const write of batch) write.reject(this.#failure);
+      return;
+    }
     if (!this.db.open) {
       for (const write of batch) write.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
       return;
@@ -281,7 +362,8 @@ export class SqliteDatabase {
         this.#walSync.after(
           () => answer(true),
           (error) => {
-            for (const write of batch) if (write.durable) write.reject(error);
+            this.#fail(error);
+            for (const write of batch) if (write.durable) write.reject(this.#failure ?? error);
           },
         );
       }
@@ -299,8 +381,10 @@ export class SqliteDatabase {
     const busyTimeoutMs = options.busyTimeoutMs ?? 2000;
     let db: Database.Database | undefined;
     try {
-      if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path, { timeout: busyTimeoutMs });
+      if (path !== ':memory:' && path !== '')
+        fs().mkdirSync(requireNode<typeof Path>('node:path').dirname(path), { recursive: true });
+      const Driver = requireNode<typeof Database>('better-sqlite3');
+      db = new Driver(path, { timeout: busyTimeoutMs });
       const journal = db.pragma('journal_mode = WAL', { simple: true }) as string;
       // With `full`, SQLite would sync the log inside each COMMIT, blocking the event loop for
       // the length of an fsync; NORMAL leaves it to WalSync (and syncs itself at checkpoints),
@@ -308,7 +392,7 @@ export class SqliteDatabase {
       const onDisk = path !== ':memory:' && path !== '';
       const walPath =
         onDisk && options.synchronous !== 'normal' && journal.toLowerCase() === 'wal'
-          ? `${resolve(path)}-wal`
+          ? `${requireNode<typeof Path>('node:path').resolve(path)}-wal`
           : undefined;
       db.pragma(
         `synchronous = ${walPath !== undefined || options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
@@ -319,7 +403,7 @@ export class SqliteDatabase {
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('journal_size_limit = 67108864');
       migrate(db, path);
-      const database = new SqliteDatabase(db, path, walPath);
+      const database = new SqliteDatabase(db, path, walPath, options.beforeSyncForTests);
       // The migration's commit, on disk before anything is served from it.
       database.#walSync?.syncNow();
       return database;

@@ -52,6 +52,7 @@ export class SqlitePushConfigStore implements PushConfigStore {
 
   get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
     try {
+      this.database.check();
       const row = this.#get.get(scope.tenant, scope.owner, taskId, id);
       return Promise.resolve(row ? (JSON.parse(row.doc) as StoredPushConfig) : undefined);
     } catch (error) {
@@ -61,6 +62,7 @@ export class SqlitePushConfigStore implements PushConfigStore {
 
   list(scope: TaskScope, taskId: string, limit: number, afterId?: string): Promise<PushConfigPage> {
     try {
+      this.database.check();
       const rows = this.#list.all(scope.tenant, scope.owner, taskId, afterId ?? '', limit + 1);
       const more = rows.length > limit;
       if (more) rows.pop();

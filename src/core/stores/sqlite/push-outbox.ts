@@ -35,7 +35,7 @@ import {
 import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
 import { StagedTaskWrites } from './staged-writes.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-rows.js';
-import { AT_COMMIT, SqliteDatabase } from './database.js';
+import { AT_COMMIT, DURABLE_ONLY_AT_COMMIT, SqliteDatabase } from './database.js';
 import { faultAt } from '../fault-points.js';
 
 /** Options of {@link SqlitePushOutbox}. */
@@ -258,7 +258,10 @@ export class SqlitePushOutbox implements PushOutbox {
 
   // Claims and settlements are answered at their commit (AT_COMMIT): one lost with the last
   // commits of a power loss only sends its delivery again (at least once; receivers drop
-  // repeats by notification id), and the next sync covers it anyway.
+  // repeats by notification id), and the next sync covers it anyway. A claim sees only rows
+  // on disk (it runs first in its batch, see DURABLE_ONLY_AT_COMMIT): a notification whose
+  // change is committed but not yet synced is never sent, so none is sent for a change whose
+  // sync then fails (issue 26).
   claim(workerId: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return Promise.resolve([]);
@@ -266,7 +269,7 @@ export class SqlitePushOutbox implements PushOutbox {
       faultAt?.('push.outbox.claim');
       const now = Date.now();
       return this.#claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
-    }, AT_COMMIT);
+    }, DURABLE_ONLY_AT_COMMIT);
   }
 
   settle(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): Promise<boolean> {
@@ -317,6 +320,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   get(id: string): Promise<PushDelivery | undefined> {
     try {
+      this.database.check();
       const row = this.#get.get(id);
       return Promise.resolve(row ? deliveryOf(row) : undefined);
     } catch (error) {
@@ -326,6 +330,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   list(query: PushDeliveryQuery): Promise<PushDelivery[]> {
     try {
+      this.database.check();
       const { where, params, limit } = listWhere(query, () => '?');
       const sql = `SELECT ${DELIVERY_COLUMNS} FROM a2a_push_outbox WHERE ${where} ORDER BY seq DESC LIMIT ?`;
       let statement = this.#listStatements.get(sql);
@@ -341,6 +346,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   attempts(id: string): Promise<PushAttempt[]> {
     try {
+      this.database.check();
       return Promise.resolve(this.#attempts.all(id).map(attemptOf));
     } catch (error) {
       return Promise.reject(error);
@@ -362,7 +368,7 @@ export class SqlitePushOutbox implements PushOutbox {
 
   /** One process owns a SQLite file, so the earliest due head here is the next work anywhere. */
   nextDueAtMs(): number | undefined {
-    if (this.#closed || !this.database.db.open) return undefined;
+    if (this.#closed || !this.database.db.open || this.database.failure) return undefined;
     return this.#nextDue.get()?.at ?? undefined;
   }
 

@@ -150,4 +150,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX a2a_tasks_terminal;
   DROP INDEX a2a_idempotency_created;
   `,
+  // 8: A2A 1.1 draft (issue 31, GEN-5): each task's latest events, for exact stream resumption.
+  // One row per task version, written in the transaction that writes the version (staged
+  // writes too); older rows past the per-task bound are deleted in it, the rest with their task.
+  // Empty unless the feature is on.
+  `
+  CREATE TABLE a2a_task_events (
+    tenant TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    doc TEXT,
+    PRIMARY KEY (tenant, owner, task_id, generation)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -4,7 +4,13 @@
  * sync later, and the changes of one task queued for the same batch are written as one row
  * write of the latest record: one statement and one JSON document instead of one per event.
  */
-import { TaskVersionConflictError, type SaveChange, type StoredTask } from '../task-store.js';
+import {
+  TaskVersionConflictError,
+  type EventLogWrite,
+  type LoggedTaskEvent,
+  type SaveChange,
+  type StoredTask,
+} from '../task-store.js';
 import type { SqliteDatabase } from './database.js';
 import { faultAt } from '../fault-points.js';
 
@@ -31,6 +37,8 @@ interface StagedRow {
   readonly previousState: SaveChange['previousState'];
   /** The push payloads of the chain's stages, in order. */
   readonly payloads: string[];
+  /** The event log entries of the chain's stages, in order (GEN-5; only when the log is on). */
+  log?: { events: LoggedTaskEvent[]; keep: number };
   written?: Promise<void>;
 }
 
@@ -57,6 +65,7 @@ export class StagedTaskWrites {
       open.record = record;
       if (change?.statusUnchanged === false) open.statusUnchanged = false;
       if (payload !== undefined) open.payloads.push(payload);
+      if (change?.log) appendLog(open, change.log);
       return open.written!;
     }
     // A new row write: the task's first stage in this batch, or one after a save of another
@@ -68,17 +77,20 @@ export class StagedTaskWrites {
       previousState: change?.previousState,
       payloads: payload === undefined ? [] : [payload],
     };
+    if (change?.log) appendLog(row, change.log);
     this.#open.set(key, row);
     const written = this.database.write(() => {
       faultAt?.('task.stage');
       if (this.#open.get(key) === row) this.#open.delete(key);
       const latest = row.record;
+      const log = row.log;
       const hint: SaveChange | undefined =
         row.expectedVersion === 0
-          ? undefined
+          ? log && { statusUnchanged: false, log }
           : {
               statusUnchanged: row.statusUnchanged,
               ...(row.previousState !== undefined ? { previousState: row.previousState } : {}),
+              ...(log ? { log } : {}),
             };
       return this.writeRow(latest, row.expectedVersion, JSON.stringify(latest.task), row.payloads, hint);
     });
@@ -90,4 +102,10 @@ export class StagedTaskWrites {
       : (written as Promise<unknown> as Promise<void>);
     return row.written;
   }
+}
+
+/** Adds a stage's event log entries to its row's (one write holds every stage's entries). */
+function appendLog(row: StagedRow, log: EventLogWrite): void {
+  if (row.log) row.log.events.push(...log.events);
+  else row.log = { events: [...log.events], keep: log.keep };
 }

@@ -5,7 +5,13 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { TaskState } from '../../../model/enums.js';
-import { TaskVersionConflictError, type SaveChange, type StoredTask } from '../task-store.js';
+import { trimBelow } from '../sql/event-log.js';
+import {
+  TaskVersionConflictError,
+  type EventLogWrite,
+  type SaveChange,
+  type StoredTask,
+} from '../task-store.js';
 import type { SqliteDatabase } from './database.js';
 import type { TaskCountChanges } from './task-counts.js';
 
@@ -19,6 +25,9 @@ export interface TaskRowStatements {
   readonly stateAt: Statement<[string, string, string, number], { state: TaskState }>;
   /** The connection's task counts, changed with each row's state. */
   readonly counts: TaskCountChanges;
+  /** A2A 1.1 draft (GEN-5): an event log entry, and the trim of a task's older entries. */
+  readonly insertEvent: Statement;
+  readonly trimEvents: Statement;
 }
 
 /** Prepares the statements of {@link writeTaskRow} on `database`. */
@@ -42,7 +51,32 @@ export function prepareTaskRowStatements(database: SqliteDatabase): TaskRowState
       'SELECT state FROM a2a_tasks WHERE tenant = ? AND owner = ? AND id = ? AND version = ?',
     ),
     counts: database.taskCounts,
+    insertEvent: db.prepare(
+      `INSERT OR REPLACE INTO a2a_task_events (tenant, owner, task_id, generation, state, doc)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    trimEvents: db.prepare(
+      'DELETE FROM a2a_task_events WHERE tenant = ? AND owner = ? AND task_id = ? AND generation <= ?',
+    ),
   };
+}
+
+/** Writes the event log entries of a change (GEN-5), in the transaction of its row write. */
+function writeEventLog(statements: TaskRowStatements, record: StoredTask, log: EventLogWrite): void {
+  const { tenant, owner } = record;
+  const id = record.task.id;
+  for (const e of log.events) {
+    statements.insertEvent.run(
+      tenant,
+      owner,
+      id,
+      e.generation,
+      e.state,
+      e.response ? JSON.stringify(e.response) : null,
+    );
+  }
+  const below = trimBelow(record.version, log.keep);
+  if (below >= 0) statements.trimEvents.run(tenant, owner, id, below);
 }
 
 /**
@@ -81,6 +115,7 @@ export function writeTaskRow(
     ).changes;
     if (changes !== 1) throw new TaskVersionConflictError(task.id);
     statements.counts.add(tenant, owner, state, 1);
+    if (change?.log) writeEventLog(statements, record, change.log);
     return;
   }
   const version = record.version;
@@ -90,6 +125,7 @@ export function writeTaskRow(
     statements.updateDoc.run(version, doc, tenant, owner, task.id, expectedVersion, state, statusTimeMs)
       .changes === 1
   ) {
+    if (change?.log) writeEventLog(statements, record, change.log);
     return;
   }
   const previous =
@@ -109,4 +145,5 @@ export function writeTaskRow(
     statements.counts.add(tenant, owner, previous!, -1);
     statements.counts.add(tenant, owner, state, 1);
   }
+  if (change?.log) writeEventLog(statements, record, change.log);
 }

@@ -6,11 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
+import { loggedEvent, type EventRow } from '../sql/event-log.js';
 import {
   TaskVersionConflictError,
   type IdempotencyKey,
   type IdempotencyRecord,
   type InterruptedTaskRef,
+  type LoggedTaskEvent,
   type SaveChange,
   type StoredTask,
   type TaskPage,
@@ -51,6 +53,8 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
   /** Prepared ListTasks statements by SQL text (at most 16 filter combinations, times 2). */
   readonly #listStatements = new Map<string, Statement>();
   #closed = false;
+  /** GEN-5: prepared on first use (a store nobody resumes from never prepares it). */
+  #readEvents: Statement | undefined;
 
   /**
    * A store on `database` (shared with a {@link SqlitePushConfigStore} when both are given the
@@ -102,6 +106,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
     try {
+      this.database.check();
       const row = this.#get.get(scope.tenant, scope.owner, id);
       return Promise.resolve(
         row ? storedTask(scope.tenant, scope.owner, row.version, row.status_time_ms, row.doc) : undefined,
@@ -125,8 +130,22 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     return this.#staged.stage(record, expectedVersion, change);
   }
 
+  readEvents(scope: TaskScope, taskId: string, after: number, limit: number): Promise<LoggedTaskEvent[]> {
+    try {
+      this.#readEvents ??= this.database.db.prepare(
+        `SELECT generation, state, doc FROM a2a_task_events
+         WHERE tenant = ? AND owner = ? AND task_id = ? AND generation > ? ORDER BY generation LIMIT ?`,
+      );
+      const rows = this.#readEvents.all(scope.tenant, scope.owner, taskId, after, limit) as EventRow[];
+      return Promise.resolve(rows.map(loggedEvent));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   list(query: TaskQuery): Promise<TaskPage> {
     try {
+      this.database.check();
       const sql = listSql(query, () => '?');
       const count = this.#statement(sql.countSql);
       const page = this.#statement(
@@ -160,6 +179,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   listInterrupted(): Promise<InterruptedTaskRef[]> {
     try {
+      this.database.check();
       const rows = this.database.db
         .prepare(
           `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
@@ -246,6 +266,9 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
     const deleteConfigs = db.prepare(
       'DELETE FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ?',
     );
+    const deleteEvents = db.prepare(
+      'DELETE FROM a2a_task_events WHERE tenant = ? AND owner = ? AND task_id = ?',
+    );
     let total = 0;
     const groups = scopes.all() as { tenant: string; owner: string; state: string }[];
     for (const { tenant, owner, state } of groups) {
@@ -258,6 +281,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
           for (const row of rows) {
             if (deleteTask.run(tenant, owner, row.id, state).changes === 1) {
               deleteConfigs.run(tenant, owner, row.id);
+              deleteEvents.run(tenant, owner, row.id);
               n++;
             }
           }
@@ -335,6 +359,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
 
   expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
     try {
+      this.database.check();
       const rows = this.database.db
         .prepare(
           'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < ? ORDER BY until_ms LIMIT ?',

@@ -1,0 +1,168 @@
+/**
+ * The checks every host of an A2A server passes (issue 29), over real sockets on 127.0.0.1
+ * with a2a-kit's client: the card names the mount path, SendMessage, SSE streaming, the body
+ * limit, and a client that goes away aborts its request's signal.
+ */
+import assert from 'node:assert/strict';
+import { A2AClient, textOf, type StreamEvent } from '../../../src/client/index.js';
+import { createA2AServer, type A2AServer } from '../../../src/server/http.js';
+import type { ServerInterceptor } from '../../../src/core/handler/interceptor.js';
+
+/** The body limit of {@link hostTestServer}: small, so a test body can exceed it cheaply. */
+export const HOST_TEST_BODY_LIMIT = 16 * 1024;
+
+/** A server for host tests and what the checks observe of it. */
+export interface HostTestServer {
+  server: A2AServer;
+  /** The signals of the SendStreamingMessage calls, in order. */
+  streamSignals: AbortSignal[];
+  /** Lets `hold` tasks finish (called by the test's cleanup). */
+  release(): void;
+}
+
+/**
+ * An agent that streams `stream` as three chunks, holds `hold` until released or canceled,
+ * and answers anything else with `echo: <text>`; memory store.
+ */
+export function hostTestServer(): HostTestServer {
+  const streamSignals: AbortSignal[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const recordSignals: ServerInterceptor = (next) => (call) => {
+    if (call.method === 'SendStreamingMessage' && call.ctx.signal) streamSignals.push(call.ctx.signal);
+    return next(call);
+  };
+  const server = createA2AServer({
+    store: 'memory',
+    bodyLimit: HOST_TEST_BODY_LIMIT,
+    interceptors: [recordSignals],
+    card: {
+      name: 'host-test',
+      description: 'streams, holds and echoes',
+      version: '1.0.0',
+      skills: [{ id: 'echo', name: 'echo', description: 'echoes', tags: ['test'] }],
+    },
+    agent: async (ctx, task) => {
+      if (ctx.text === 'stream') {
+        await task.working();
+        const words = ['one ', 'two ', 'three'];
+        for (const [i, text] of words.entries()) {
+          await task.artifact(
+            { artifactId: 'words', text },
+            { append: i > 0, lastChunk: i === words.length - 1 },
+          );
+        }
+        await task.complete();
+        return;
+      }
+      if (ctx.text === 'hold') {
+        await task.working('holding');
+        await Promise.race([
+          released,
+          new Promise<void>((resolve) =>
+            ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+          ),
+        ]);
+        if (!ctx.signal.aborted) await task.complete('released');
+        return;
+      }
+      await task.complete(`echo: ${ctx.text}`);
+    },
+  });
+  return { server, streamSignals, release };
+}
+
+/** Resolves once `signal` is aborted. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+}
+
+/** The card at `base` names interfaces under `base` itself (the mount path included). */
+export async function checkCard(base: string): Promise<void> {
+  const response = await fetch(`${base}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
+  assert.equal(response.status, 200);
+  const card = (await response.json()) as { name: string; supportedInterfaces: { url: string }[] };
+  assert.equal(card.name, 'host-test');
+  assert.ok(card.supportedInterfaces.length > 0);
+  for (const i of card.supportedInterfaces)
+    assert.ok(i.url.startsWith(`${base}/`), `${i.url} is under ${base}`);
+}
+
+/** SendMessage, SSE, GetTask and CancelTask through the client, which reads the card at `base`. */
+export async function checkOperations(base: string): Promise<void> {
+  const client = await A2AClient.connect(base);
+  try {
+    const sent = await client.send({ text: 'hi' });
+    assert.equal(sent.kind, 'task');
+    assert.equal(sent.kind === 'task' && sent.task.status.state, 'TASK_STATE_COMPLETED');
+    const events: StreamEvent[] = [];
+    for await (const event of client.stream({ text: 'stream' })) events.push(event);
+    const chunks = events.filter((e) => e.kind === 'artifactUpdate');
+    assert.equal(chunks.length, 3);
+    assert.equal(
+      chunks.map((e) => (e.kind === 'artifactUpdate' ? textOf(e.artifactUpdate.artifact) : '')).join(''),
+      'one two three',
+    );
+    const last = events.at(-1);
+    assert.equal(last?.kind === 'statusUpdate' && last.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+    const taskId = last?.kind === 'statusUpdate' ? last.statusUpdate.taskId : '';
+    const task = await client.getTask(taskId);
+    assert.equal(textOf(task.artifacts?.[0]), 'one two three');
+    const held = await client.send({ text: 'hold', returnImmediately: true });
+    assert.equal(held.kind, 'task');
+    const canceled = await client.cancelTask(held.kind === 'task' ? held.task.id : '');
+    assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+  } finally {
+    await client.close();
+  }
+}
+
+/** A body over the limit is refused with 413, on JSON-RPC and on REST. */
+export async function checkBodyLimit(base: string): Promise<void> {
+  const text = 'x'.repeat(HOST_TEST_BODY_LIMIT * 2);
+  const message = { messageId: 'm-big', role: 'ROLE_USER', parts: [{ text }] };
+  const rpc = await fetch(`${base}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+  });
+  assert.equal(rpc.status, 413);
+  await rpc.arrayBuffer();
+  const rest = await fetch(`${base}/a2a/rest/message:send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ message }),
+  });
+  assert.equal(rest.status, 413);
+  await rest.arrayBuffer();
+}
+
+/** A streaming client that goes away: the request's signal is aborted on the server. */
+export async function checkDisconnect(base: string, host: HostTestServer): Promise<void> {
+  const client = await A2AClient.connect(base);
+  try {
+    const before = host.streamSignals.length;
+    const controller = new AbortController();
+    const stream = client.stream({ text: 'hold', signal: controller.signal });
+    const first = await stream.next();
+    assert.equal(first.done, false);
+    const signal = host.streamSignals[before];
+    assert.ok(signal, 'the stream call was seen');
+    assert.equal(signal.aborted, false);
+    controller.abort();
+    await stream.return(undefined).catch(() => undefined);
+    await aborted(signal);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every check at `base`. */
+export async function checkHost(base: string, host: HostTestServer): Promise<void> {
+  await checkCard(base);
+  await checkOperations(base);
+  await checkBodyLimit(base);
+  await checkDisconnect(base, host);
+}
