@@ -113,7 +113,8 @@ function serverBundle(): Promise<string> {
 export async function startChild(store: StoreSpec, env: Record<string, string>): Promise<Child> {
   const child = spawn(process.execPath, [await serverBundle(), store, String(LEASE_MS)], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // The stores load their drivers with require(): found from the bundle's folder through NODE_PATH.
+    env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
