@@ -16,7 +16,7 @@ import { createDemoAgent } from '../../src/agents/demo.js';
 import type { StoreSpec } from '../../src/core/stores/open.js';
 import { recordedSubtasks } from '../../src/agents/planner/subtasks.js';
 import { statusOf, type A2AClient } from '../../src/client/client.js';
-import { pushJwksUrlOf } from '../../src/client/push-signature.js';
+import { PUSH_SIGNING_EXTENSION_URI, pushJwksUrlOf } from '../../src/client/push-signature.js';
 import { textOf } from '../../src/client/artifacts.js';
 import type { Task } from '../../src/model/schema.js';
 import { alive, eventually, hosted, sampleRepo, type Hosted } from '../support/demo.js';
@@ -184,6 +184,45 @@ test('ship: a test-runner whose card offers no push is followed by polling, and 
     ),
   );
   assert.equal(webhook.received, 0);
+});
+
+test('ship: a test-runner whose card names a push JWKS off its origin is followed by polling, never fetched', async (t) => {
+  const repo = await sampleRepo(t);
+  let fetched = 0;
+  const { createServer } = await import('node:http');
+  const jwksHost = createServer((_req, res) => {
+    fetched++;
+    res.end('{"keys":[]}');
+  });
+  await new Promise<void>((resolve) => jwksHost.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => jwksHost.close(() => resolve())));
+  const { port } = jwksHost.address() as { port: number };
+  // The card names a JWKS on another origin than the agent's own (127.0.0.1:<other port>).
+  const card = {
+    ...testRunnerCard,
+    extensions: [
+      { uri: PUSH_SIGNING_EXTENSION_URI, params: { jwksUrl: `http://127.0.0.1:${port}/jwks.json` } },
+    ],
+  };
+  const runner = await hosted(t, createTestRunnerExecutor({ timeLimitMs: 60_000 }), card, {
+    agent: pushingRunner,
+  });
+  assert.equal(pushJwksUrlOf(runner.client.card!), `http://127.0.0.1:${port}/jwks.json`);
+  const deployer = await hosted(
+    t,
+    createDeployerExecutor({ dataDir: join(repo.root, 'data') }),
+    deployerCard,
+  );
+  const made = plannerAgent(runner.url, deployer.url);
+  const planner = await hosted(t, made.executor, plannerCard, { agent: made.agent });
+  const { task, notes } = await shipStreamed(planner, { repo: repo.path, commit: 'passing' });
+  assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  assert.ok(
+    notes.some((n) => n.via === 'poll' && /is not on the agent's origin/.test(n.text ?? '')),
+    JSON.stringify(notes.map((n) => n.text)),
+  );
+  assert.equal(fetched, 0);
+  assert.equal(made.webhook.received, 0);
 });
 
 test('ship: a test-runner that refuses the webhook address is followed by polling, and the planner says why', async (t) => {

@@ -6,7 +6,7 @@
  */
 import { A2AClient, type A2AClientOptions } from '../../client/client.js';
 import { textOf } from '../../client/artifacts.js';
-import { pushJwksUrlOf } from '../../client/push-signature.js';
+import { agentOriginsOf, pushJwksOnAgentOrigin, pushJwksUrlOf } from '../../client/push-signature.js';
 import type { RequestContext, TaskEventSink } from '../../core/executor.js';
 import type { AgentCard, AgentSkill, Task } from '../../model/schema.js';
 import { followByPolling, followByPush, settled, type FollowNote, type FollowTiming } from './follow.js';
@@ -120,7 +120,12 @@ export class ShipRun {
     if (!card.capabilities.pushNotifications) return `the card of ${card.name} offers no push notifications`;
     if (!webhook?.url) return 'the planner has no webhook';
     if (this.#pushRefused) return this.#pushRefused;
-    return { webhook, url: webhook.url, jwks: pushJwksUrlOf(card) };
+    if (!pushJwksUrlOf(card)) return { webhook, url: webhook.url, jwks: undefined };
+    // A JWKS off the agent's own origins would make the planner GET an address the card chose:
+    // such a peer is followed by polling instead.
+    const checked = pushJwksOnAgentOrigin(card, agentOriginsOf(card, undefined));
+    if ('refused' in checked) return checked.refused;
+    return { webhook, url: webhook.url, jwks: checked.jwks };
   }
 
   /** Starts `step` on its agent, records the sub-task on our own task, and returns it. */
