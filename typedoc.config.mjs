@@ -41,5 +41,8 @@ export default {
     'PostgresEventBusOptions',
     'RestBindingOptions',
     'AuthenticatedBody',
+    'EventLogWrite',
+    'LoggedTaskEvent',
+    'SqliteWriteOptions',
   ],
 };

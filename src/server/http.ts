@@ -83,7 +83,7 @@ export interface A2AServer {
    */
   fetch(request: Request, info?: FetchConnectionInfo): Promise<Response>;
   /**
-   * {@link fetch} for a server mounted below `basePath` (`/agents/echo`): only the paths below it
+   * `fetch` for a server mounted below `basePath` (`/agents/echo`): only the paths below it
    * are served, and the card's URLs are under it. `options.origin` replaces the request URL's
    * own for the card (a host that rewrites it, as Next.js does). The framework adapters call it.
    */

@@ -34,6 +34,7 @@ export interface McpHttpEndpoint {
   /** The endpoint URL (`http://127.0.0.1:PORT/mcp`). */
   readonly url: string;
   readonly port: number;
+  /** Stops listening and closes every session. */
   close(): Promise<void>;
 }
 

@@ -20,7 +20,7 @@ export interface BridgeCard {
   defaultOutputModes?: string[];
 }
 
-/** Every tool of the server behind `client` (at most {@link MAX_TOOLS}). */
+/** Every tool of the server behind `client` (at most `MAX_TOOLS`). */
 export async function listAllTools(client: Client, signal?: AbortSignal): Promise<Tool[]> {
   const tools: Tool[] = [];
   let cursor: string | undefined;

@@ -216,7 +216,7 @@ export interface TaskStore {
   /**
    * A2A 1.1 draft (GEN-5): the task's logged events with a generation above `after`, oldest
    * first, at most `limit`. Optional: a store without it resumes streams with a Task snapshot.
-   * Entries of a task are deleted with it (retention) and past {@link EventLogWrite.keep}.
+   * Entries of a task are deleted with it (retention) and past `EventLogWrite.keep`.
    */
   readEvents?(scope: TaskScope, taskId: string, after: number, limit: number): Promise<LoggedTaskEvent[]>;
   /** Releases resources (connections). */
