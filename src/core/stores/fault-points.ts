@@ -12,7 +12,8 @@
  * write throw (an I/O error, a full disk). Several plans may be given, separated by commas. `A2A_FAULT_TRACE=<file>` appends each point hit
  * to `<file>`, one name a line (how the suite knows a scenario passes every point).
  */
-import { appendFileSync } from 'node:fs';
+import type * as Fs from 'node:fs';
+import { requireNode } from '../node-modules.js';
 
 /** Every write point of the durable stores, in the order a task usually meets them. */
 export const WRITE_POINTS = [
@@ -98,8 +99,10 @@ export function injectedFault(point: WritePoint, action: Exclude<FaultAction, 'k
 
 function createHook(plans: readonly FaultPlan[], trace: string | undefined): (point: WritePoint) => void {
   const hits = new Map<WritePoint, number>();
+  // Loaded only when a test turned the hook on: the neutral entries must not import node:fs.
+  const fs = trace ? requireNode<typeof Fs>('node:fs') : undefined;
   return (point) => {
-    if (trace) appendFileSync(trace, `${point}\n`);
+    if (trace) fs!.appendFileSync(trace, `${point}\n`);
     if (plans.length === 0) return;
     const hit = (hits.get(point) ?? 0) + 1;
     hits.set(point, hit);
