@@ -13,6 +13,8 @@ export default {
     // Tests, the child processes they spawn, benchmarks and scripts.
     'test/**/*.test.ts',
     'test/support/*-child.ts',
+    // The fault suite's server process, bundled by path (test/faults/harness.ts).
+    'test/faults/fault-server.ts',
     'bench/**/*.ts',
     'scripts/*.{ts,mjs}',
   ],

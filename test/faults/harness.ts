@@ -318,25 +318,3 @@ export async function runCase(
     await store.dispose();
   }
 }
-
-/** Runs `cases` at most `concurrency` at a time; resolves with each case's failure, by name. */
-export async function runAll(
-  cases: readonly FaultCase[],
-  concurrency: number,
-  one: (fault: FaultCase) => Promise<void>,
-): Promise<Map<string, unknown>> {
-  const failures = new Map<string, unknown>();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < cases.length) {
-      const fault = cases[next++]!;
-      try {
-        await one(fault);
-      } catch (error) {
-        failures.set(`${fault.point}:${fault.hit}:${fault.action}`, error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return failures;
-}
