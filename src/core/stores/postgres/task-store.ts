@@ -199,25 +199,19 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
     };
   }
 
-  async listInterrupted(): Promise<InterruptedTaskRef[]> {
-    const { rows } = await this.database.query<{
-      tenant: string;
-      owner: string;
-      id: string;
-      status_time_ms: string;
-    }>(
-      `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
-       WHERE state IN (${INTERRUPTED_STATE_SQL}) ORDER BY status_time_ms`,
-    );
-    return rows.map((row) => ({
-      tenant: row.tenant,
-      owner: row.owner,
-      taskId: row.id,
-      statusTimeMs: toNumber(row.status_time_ms),
-    }));
+  listInterrupted(): Promise<InterruptedTaskRef[]> {
+    return this.#interrupted('', []);
   }
 
-  async listInterruptedBefore(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]> {
+  listInterruptedBefore(statusTimeMs: number, limit: number): Promise<InterruptedTaskRef[]> {
+    return this.#interrupted(' AND status_time_ms <= $1 ORDER BY status_time_ms LIMIT $2', [
+      Math.floor(statusTimeMs),
+      Math.max(1, Math.floor(limit)),
+    ]);
+  }
+
+  /** Interrupted tasks, oldest first unless `tail` orders them itself. */
+  async #interrupted(tail: string, params: number[]): Promise<InterruptedTaskRef[]> {
     const { rows } = await this.database.query<{
       tenant: string;
       owner: string;
@@ -225,8 +219,8 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
       status_time_ms: string;
     }>(
       `SELECT tenant, owner, id, status_time_ms FROM a2a_tasks
-       WHERE state IN (${INTERRUPTED_STATE_SQL}) AND status_time_ms <= $1 ORDER BY status_time_ms LIMIT $2`,
-      [Math.floor(statusTimeMs), Math.max(1, Math.floor(limit))],
+       WHERE state IN (${INTERRUPTED_STATE_SQL})${tail || ' ORDER BY status_time_ms'}`,
+      params,
     );
     return rows.map((row) => ({
       tenant: row.tenant,
