@@ -13,7 +13,8 @@ export A2A_STORE="${A2A_STORE:-memory}"
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find test -name '*.test.ts' | sort); fi
 # Not exec: the EXIT trap of services.sh stops the services afterwards; the runner's code is kept.
 status=0
-# A file that hangs (a handle left open, a child never exiting) fails by name after 15 minutes
-# instead of holding the whole run; the slowest file takes about two.
-node --import tsx --test --test-concurrency=2 --test-timeout=900000 "${files[@]}" || status=$?
+# A file that hangs fails by name after 15 minutes (the slowest takes about two), and the runner
+# exits once every file is done: a process a test left behind holding the file's stdout pipe
+# would otherwise keep the runner waiting on it forever (a CI run ended at its time limit so).
+node --import tsx --test --test-concurrency=2 --test-timeout=900000 --test-force-exit "${files[@]}" || status=$?
 exit "$status"

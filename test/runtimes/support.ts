@@ -105,8 +105,11 @@ function waitForUrl(child: ChildProcess, pattern: RegExp, port: number | undefin
   });
 }
 
-/** Ends the process group of `child` (npm, its shell and the runtime) and waits for `child`. */
-async function stopGroup(child: ChildProcess): Promise<void> {
+/**
+ * Ends the process group of `child` (spawned `detached`: npm, its shell and the runtime), SIGKILL
+ * after 5 s, and waits for `child`.
+ */
+export async function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +18,16 @@ import {
   freePort,
   requireBuiltPackage,
   startExample,
+  stopGroup,
   waitForPort,
 } from './support.js';
+
+/**
+ * The workerd binary itself. node_modules/.bin/workerd is a Node shim that spawns it when npm ran
+ * no postinstall (as `npm ci` here does), and a signal to the shim left the binary running with
+ * the test's stdout: the runner then waited for that pipe forever.
+ */
+const WORKERD = (createRequire(import.meta.url)('workerd') as { default: string }).default;
 
 test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   const port = await freePort();
@@ -95,20 +104,16 @@ test('a2a-kit/client on workerd against a Node server', async (t) => {
     ', (name = "loopback", network = (allow = ["local", "private"]))',
     'loopback',
   );
-  const workerd = spawn(
-    join(ROOT, 'node_modules/.bin/workerd'),
-    ['serve', join(dir, 'config.capnp'), '--experimental'],
-    {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  );
-  t.after(async () => {
-    if (workerd.exitCode !== null || workerd.signalCode !== null) return;
-    const exited = new Promise((resolve) => workerd.once('exit', resolve));
-    workerd.kill('SIGTERM');
-    await exited;
+  const workerd = spawn(WORKERD, ['serve', join(dir, 'config.capnp'), '--experimental'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
   });
-  await waitForPort(port);
+  let stderr = '';
+  workerd.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  t.after(() => stopGroup(workerd));
+  await waitForPort(port).catch((error: Error) => {
+    throw new Error(`${error.message}; workerd said: ${stderr}`);
+  });
   const response = await fetch(`http://127.0.0.1:${port}/?agent=${encodeURIComponent(url)}`);
   const summary: unknown = await response.json();
   assert.equal(response.status, 200, JSON.stringify(summary));
