@@ -71,3 +71,12 @@ export function oneofMembers(schema: TSchema): string[] | undefined {
     ? ((schema as Record<string, unknown>)[ONEOF_MEMBERS] as string[] | undefined)
     : undefined;
 }
+
+/** A required string. */
+export const Str = () => Type.String();
+/** An optional string. */
+export const OptStr = () => Type.Optional(Type.String());
+/** An optional list of strings. */
+export const StrList = () => Type.Optional(Type.Array(Type.String()));
+/** A map of string to string. */
+export const StringMap = () => Type.Record(Type.String(), Type.String());
