@@ -12,29 +12,30 @@ import { A2AConfigError } from '../errors/config-errors.js';
 import type { AgentCard } from '../model/schema.js';
 import type { ServerCallContext } from '../core/context.js';
 import type { RequestHandler } from '../core/handler/request-handler.js';
-import { DefaultRequestHandler } from '../core/handler/default-handler.js';
 import { interceptHandler } from '../core/handler/interceptor.js';
-import { MemoryPushConfigStore } from '../core/stores/memory/push-config-store.js';
-import { isStoreSpec, openStores, type OpenedStores } from '../core/stores/open.js';
-import type { TaskStore } from '../core/stores/task-store.js';
-import { JSONRPC_PATH, REST_ROOT, WELL_KNOWN_CARD_PATH, validateAgentCard } from './card/build.js';
+import { openStores, type OpenedStores } from '../core/stores/open.js';
+import { validateAgentCard } from './card/build.js';
 import { CardSource, completeExtendedCard, formatHost } from './card-source.js';
 import { createNodeHandler, type NodeHandler } from './adapters/node.js';
 import { serveFetch } from './adapters/fetch.js';
 import { normalizeBasePath } from './adapters/base-path.js';
 import { InFlight } from './in-flight.js';
-import { pickLimits, type A2AServerOptions, type ServerTlsOptions } from './options.js';
+import type { A2AServerOptions } from './options.js';
 import { wireSecurity } from './security.js';
 import { tenantGuard } from './auth/tenant.js';
 import type { FetchConnectionInfo } from './auth/request.js';
 import { principalLimits } from './limits/interceptors.js';
 import { httpServerTimeouts } from './limits/http-timeouts.js';
-import { httpsServerOptions, readTlsConfig, type TlsConfig } from './auth/tls.js';
-import { signAgentCard, type CardSigningKey } from './card/sign.js';
+import { httpsServerOptions, type TlsConfig } from './auth/tls.js';
 import type { AgentExecutor } from '../core/executor.js';
-import { A2ARouter, type ServerRoute } from './routing.js';
+import { A2ARouter } from './routing.js';
 import { PUSH_JWKS_PATH } from '../core/push/notification-signing.js';
 import { PushHosting } from './push/hosting.js';
+import { checkRoutes, createDefaultHandler, signerOf, storeSpecOf, tlsMaterial } from './assembly.js';
+
+export { DEFAULT_STORE } from './assembly.js';
+export type { A2AServer, ListenInfo } from './a2a-server.js';
+import type { A2AServer, ListenInfo } from './a2a-server.js';
 
 export type {
   A2AServerOptions,
@@ -49,114 +50,11 @@ export type { NodeHandler } from './adapters/node.js';
 export type { FetchConnectionInfo } from './auth/request.js';
 export type { ServerRoute } from './routing.js';
 export type { HttpReply, HttpRequest } from '../bindings/http/http-body.js';
-import { InProcessEventBus } from '../core/event-bus/in-process.js';
-import { createObservability, errorField, type Observability } from './observability/index.js';
-
-/** Where {@link A2AServer.listen} listens. */
-export interface ListenInfo {
-  /** Base URL of the HTTP server (`http://127.0.0.1:41241`, `https://...` with `tls`). */
-  url: string;
-  port: number;
-  /** The gRPC port, when gRPC is on. */
-  grpcPort?: number;
-}
-
-/** A running (or ready to run) A2A server. */
-export interface A2AServer {
-  /** Starts the HTTP server (and gRPC). Port 0 picks a free port. @default port 41241 */
-  listen(port?: number, host?: string): Promise<ListenInfo>;
-  /** Stops accepting, ends streams, waits for in-flight responses, closes the handler. */
-  close(): Promise<void>;
-  /**
-   * The operations behind every binding, without the `interceptors` (a binding you mount
-   * yourself on it bypasses them and `authenticate`: pass your own).
-   */
-  readonly handler: RequestHandler;
-  /** The public card as currently served. */
-  card(): AgentCard;
-  /** Serves the A2A paths; calls `next()` for others (when given) or answers 404. */
-  readonly nodeHandler: NodeHandler;
-  /**
-   * The same, fetch-style (Hono, Bun, Deno, workers): streaming bodies for SSE. `info` carries
-   * what the host knows of the connection (the peer's address, for per-address limits). Bound
-   * to the server, so `Bun.serve({ fetch: server.fetch })` and `Deno.serve(server.fetch)` work as is.
-   */
-  fetch(request: Request, info?: FetchConnectionInfo): Promise<Response>;
-  /**
-   * `fetch` for a server mounted below `basePath` (`/agents/echo`): only the paths below it
-   * are served, and the card's URLs are under it. `options.origin` replaces the request URL's
-   * own for the card (a host that rewrites it, as Next.js does). The framework adapters call it.
-   */
-  fetchBelow(
-    basePath: string,
-    request: Request,
-    options?: { origin?: string; info?: FetchConnectionInfo },
-  ): Promise<Response>;
-  /**
-   * {@link nodeHandler} for a server mounted below `basePath` whose host leaves the full path in
-   * `req.url` (Fastify). Under Express's `app.use('/agents/echo', server.nodeHandler)` the plain
-   * `nodeHandler` already names the mount path on the card (from `req.baseUrl`).
-   */
-  nodeHandlerBelow(basePath: string): NodeHandler;
-  /**
-   * True when the server answers `path` (below its mount path): the card, the bindings, the push
-   * JWKS, the `routes`. Adapters pass other paths to the host's own routes and 404.
-   */
-  serves(path: string): boolean;
-}
+import { createObservability, errorField } from './observability/index.js';
 
 interface GrpcHost {
   listen(port: number, host?: string): Promise<number>;
   close(): Promise<void>;
-}
-
-/** Where tasks live when the `store` option is not given. */
-export const DEFAULT_STORE = 'sqlite:./a2a-data/a2a.sqlite';
-
-/** The store `options` names as text (the default included); undefined for a TaskStore. */
-function storeSpecOf(options: A2AServerOptions): string | undefined {
-  if (typeof options.store === 'object') return undefined;
-  const spec = options.store ?? process.env.A2A_STORE ?? DEFAULT_STORE;
-  if (!isStoreSpec(spec)) {
-    throw new A2AConfigError(
-      'A2A_CONFIG_INVALID_OPTION',
-      `store ${JSON.stringify(spec)} is not supported: use 'memory', 'sqlite:<path>', a postgres:// URL or a TaskStore`,
-    );
-  }
-  return spec;
-}
-
-/** The DefaultRequestHandler for `options` (when no `handler` is given). */
-function createDefaultHandler(
-  card: () => AgentCard,
-  options: A2AServerOptions,
-  executor: AgentExecutor,
-  extendedCard: ((ctx: ServerCallContext) => Promise<AgentCard>) | undefined,
-  stores: OpenedStores | undefined,
-  push: PushHosting | undefined,
-  obs: Observability,
-  onError: (error: unknown) => void,
-): RequestHandler {
-  return new DefaultRequestHandler({
-    // Traces, metrics and logs around the agent, the store and the bus (issue 15).
-    ...obs.parts({
-      executor,
-      taskStore: stores ? stores.taskStore : (options.store as TaskStore),
-      eventBus: stores?.eventBus ?? new InProcessEventBus(),
-    }),
-    card,
-    ...(extendedCard ? { extendedCard } : {}),
-    ...(options.security ? { extendedCardRequiresAuthentication: true } : {}),
-    pushConfigStore: push ? push.configs : stores ? stores.pushConfigStore : new MemoryPushConfigStore(),
-    ...(options.interruptedTimeoutMs !== undefined
-      ? { interruptedTimeoutMs: options.interruptedTimeoutMs }
-      : {}),
-    ...(options.recovery !== undefined ? { recovery: options.recovery } : {}),
-    ...(options.retention !== undefined ? { retention: options.retention } : {}),
-    ...(options.generation ? { generation: options.generation } : {}), // A2A 1.1 draft (issue 31)
-    ...pickLimits(options.limits),
-    onError,
-  });
 }
 
 class A2AHttpServer implements A2AServer {
@@ -447,44 +345,6 @@ class A2AHttpServer implements A2AServer {
     await closed;
     await this.stores?.close();
   }
-}
-
-/** The `routes` option, refused when a path is not absolute or is one the server serves itself. */
-function checkRoutes(routes: A2AServerOptions['routes']): Record<string, ServerRoute> {
-  const out: Record<string, ServerRoute> = {};
-  for (const [path, route] of Object.entries(routes ?? {})) {
-    const own =
-      path === JSONRPC_PATH ||
-      path === REST_ROOT ||
-      path.startsWith(`${REST_ROOT}/`) ||
-      path.startsWith(`${JSONRPC_PATH}/`) ||
-      path === WELL_KNOWN_CARD_PATH ||
-      path === PUSH_JWKS_PATH;
-    if (!path.startsWith('/') || path.includes('?') || own || typeof route !== 'function') {
-      throw new A2AConfigError(
-        'A2A_CONFIG_INVALID_OPTION',
-        `routes: ${JSON.stringify(path)} ${own ? 'is a path the server serves itself' : 'must be an absolute path (no query) with a function'}`,
-      );
-    }
-    // Routing compares paths without their trailing slash.
-    out[path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path] = route;
-  }
-  return out;
-}
-
-/** The PEM material of the `tls` option (files are read once, at start). */
-function tlsMaterial(tls: ServerTlsOptions): TlsConfig {
-  const config = 'certFile' in tls ? readTlsConfig(tls) : tls;
-  return tls.minVersion ? { ...config, minVersion: tls.minVersion } : config;
-}
-
-/** The card signer of the `sign` option. */
-function signerOf(
-  keys: NonNullable<A2AServerOptions['sign']>['keys'],
-): (card: AgentCard) => Promise<AgentCard> {
-  const list = Array.isArray(keys) ? [...(keys as readonly CardSigningKey[])] : [keys as CardSigningKey];
-  if (list.length === 0) throw new Error('sign.keys is empty');
-  return (card) => signAgentCard(card, list);
 }
 
 /**
