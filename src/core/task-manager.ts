@@ -6,14 +6,13 @@
  */
 import { formatTimestamp } from '../model/timestamp.js';
 import { isInterruptedState, TaskState } from '../model/enums.js';
-import type { Artifact, Message, StreamResponse, Task, TaskStatus } from '../model/schema.js';
+import type { Artifact, Message, StreamResponse, Task } from '../model/schema.js';
 import type { EventBus, TaskEvent } from './event-bus/event-bus.js';
-import { expiryChange, InterruptedTaskScan, InterruptedTaskTimer, refOf } from './interrupted-timer.js';
+import { InterruptedWaits, type UpdateTask } from './interrupted-waits.js';
 import { withRecord } from './published-records.js';
 import { PerTaskOrder } from './per-task-order.js';
 import {
   TaskVersionConflictError,
-  type InterruptedTaskRef,
   type SaveChange,
   type StoredTask,
   type TaskScope,
@@ -27,74 +26,25 @@ import {
   statusChange,
   type TaskChange,
 } from './task-changes.js';
-import {
-  addSizes,
-  checkTaskSize,
-  DEFAULT_MAX_TASK_BYTES,
-  DEFAULT_MAX_TASK_PARTS,
-  remember,
-  taskSize,
-  type TaskLimits,
-} from './task-size.js';
-import { ownArtifact, snapshotRecord, snapshotTask } from './task-snapshot.js';
+import { addSizes, checkTaskSize, remember, taskSize, type TaskLimits } from './task-size.js';
+import { snapshotRecord, snapshotTask } from './task-snapshot.js';
+import { newTaskRecord, type NewTask } from './new-task.js';
+import { interruptedTimeoutOf, taskLimitsOf, type TaskManagerOptions } from './task-manager-options.js';
 import { pushStagerOf, StagedChanges, stagerOf, type StageWrite } from './staged-changes.js';
 import type { PushChangeWriter } from './push/outbox.js'; // PUSH HOOK (issue 12)
 
+export type { NewTask } from './new-task.js';
+export type { TaskManagerOptions } from './task-manager-options.js';
+
 /** How many times a change is retried when another writer (replica) changed the task meanwhile. */
 const MAX_CONFLICT_RETRIES = 8;
-
-/** Fields of a new task. */
-export interface NewTask {
-  readonly id: string;
-  readonly contextId: string;
-  readonly state: TaskState;
-  /** The agent's status message, if the task starts with one. */
-  readonly statusMessage?: Message;
-  /** Initial history (the client's message). */
-  readonly history: Message[];
-  /** Initial artifacts (an agent that answers at once with a result). */
-  readonly artifacts?: Artifact[];
-  readonly metadata?: Record<string, unknown>;
-}
-
-/** Options of {@link TaskManager}. */
-export interface TaskManagerOptions {
-  /**
-   * How long a task may stay in `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`,
-   * counted from its `status.timestamp`, before it is failed. `0` or `Infinity` waits forever.
-   * @default Infinity (the DefaultRequestHandler passes DEFAULT_INTERRUPTED_TIMEOUT_MS, one hour)
-   */
-  interruptedTimeoutMs?: number;
-  /** Called once an interrupted task has been failed for waiting too long (persisted and published). */
-  onInterruptedExpired?: (record: StoredTask) => void;
-  /**
-   * Most parts (history message parts plus artifact parts) one task may hold; an agent event
-   * that would pass it is refused with InvalidAgentResponseError and changes nothing.
-   * @default 200000
-   */
-  maxTaskParts?: number;
-  /**
-   * Most JSON characters (about bytes) of history and artifacts one task may hold; enforced
-   * like `maxTaskParts`. @default 67108864 (64 MiB)
-   */
-  maxTaskBytes?: number;
-  /**
-   * A2A 1.1 draft (GEN-5): keep this many events per task in the store's event log, written in
-   * the same write as each change (stores with `readEvents`). Absent: no log is written.
-   */
-  eventLogPerTask?: number;
-}
 
 /** Applies events to tasks, persists, then publishes. */
 export class TaskManager {
   /** Runs the changes of each task one after another. */
   readonly #order = new PerTaskOrder();
   /** Times interrupted tasks; undefined when they may wait forever. */
-  readonly #interrupted: InterruptedTaskTimer | undefined;
-  /** Scans a shared store for waits that are over (those of replicas gone for good). */
-  #interruptedScan: InterruptedTaskScan | undefined;
-  readonly #interruptedTimeoutMs: number;
-  readonly #onInterruptedExpired: ((record: StoredTask) => void) | undefined;
+  readonly #waits: InterruptedWaits | undefined;
   readonly #limits: TaskLimits;
   /** PUSH HOOK (issue 12): when set, every save goes through it to enqueue its notifications. */
   #push: PushChangeWriter | undefined;
@@ -110,34 +60,14 @@ export class TaskManager {
     readonly bus: EventBus,
     options: TaskManagerOptions = {},
   ) {
-    const timeoutMs = options.interruptedTimeoutMs ?? Infinity;
-    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-      throw new RangeError(
-        `interruptedTimeoutMs must be a number of milliseconds >= 0 (0 or Infinity: no limit), got ${String(timeoutMs)}`,
-      );
-    }
-    this.#interruptedTimeoutMs = timeoutMs;
-    this.#limits = {
-      maxParts: positiveLimit(options.maxTaskParts, DEFAULT_MAX_TASK_PARTS, 'maxTaskParts'),
-      maxBytes: positiveLimit(options.maxTaskBytes, DEFAULT_MAX_TASK_BYTES, 'maxTaskBytes'),
-    };
-    this.#onInterruptedExpired = options.onInterruptedExpired;
+    const timeoutMs = interruptedTimeoutOf(options);
+    this.#limits = taskLimitsOf(options);
     this.#logKeep = store.readEvents && options.eventLogPerTask ? options.eventLogPerTask : 0;
     this.#stage = stagerOf(store);
     this.#staged = new StagedChanges(bus);
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      this.#interrupted = new InterruptedTaskTimer(timeoutMs, (ref) => void this.#expire(ref));
-      const listBefore = store.listInterruptedBefore?.bind(store);
-      if (listBefore) this.#interruptedScan = new InterruptedTaskScan(timeoutMs, listBefore, this.#expire);
-      const listed = store.listInterrupted?.();
-      if (listed) {
-        listed.then(
-          (refs) => this.#interrupted?.recover(refs),
-          () => {
-            // Without the list, tasks interrupted before this start wait until resumed.
-          },
-        );
-      }
+      const update: UpdateTask = (scope, taskId, change) => this.update(scope, taskId, change);
+      this.#waits = new InterruptedWaits(timeoutMs, store, update, options.onInterruptedExpired);
     }
   }
 
@@ -165,8 +95,7 @@ export class TaskManager {
 
   /** Stops timing interrupted tasks (the handler's close()). */
   close(): void {
-    this.#interrupted?.close();
-    this.#interruptedScan?.close();
+    this.#waits?.close();
   }
 
   /**
@@ -188,36 +117,21 @@ export class TaskManager {
       return Promise.reject(new IllegalTaskEventError(`a task cannot start in ${String(init.state)}`));
     }
     return this.#order.run(scope.tenant, init.id, async () => {
-      const now = Date.now();
-      const status: TaskStatus = { state: init.state, timestamp: formatTimestamp(now) };
-      if (init.statusMessage) status.message = init.statusMessage;
-      // Own arrays: later changes append to them in place.
-      const history = init.statusMessage ? [...init.history, init.statusMessage] : init.history.slice();
-      const artifacts = (init.artifacts ?? []).map(ownArtifact);
-      const task: Task = { id: init.id, contextId: init.contextId, status, history, artifacts };
-      if (init.metadata) task.metadata = init.metadata;
-      const size = taskSize(task);
-      checkTaskSize(task.id, size, this.#limits);
-      const record: StoredTask = {
-        tenant: scope.tenant,
-        owner: scope.owner,
-        task,
-        version: 1,
-        statusTimeMs: now,
-      };
-      const response: StreamResponse = { task: snapshotTask(task) };
+      const record = newTaskRecord(scope, init, this.#limits);
+      const response: StreamResponse = { task: snapshotTask(record.task) };
       const change = this.#logOf(record, response, undefined);
       const stage = staged ? this.#stage : undefined;
       if (stage) {
         const written = stage(record, 0, response, change);
-        if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
+        this.#waits?.created(record);
         return this.#chainStaged(scope.tenant, record, written, response);
       }
       await this.#save(record, 0, response, change); // PUSH HOOK (issue 12): was store.save(record, 0)
-      if (this.#interrupted && isInterruptedState(init.state)) this.#interrupted.arm(refOf(record));
-      const event = withRecord({ taskId: task.id, version: 1, state: init.state, response }, record);
-      const pending = this.bus.publish({ tenant: scope.tenant, taskId: task.id }, event);
-      if (pending) await pending;
+      this.#waits?.created(record);
+      await this.#publish(
+        scope.tenant,
+        withRecord({ taskId: init.id, version: 1, state: init.state, response }, record),
+      );
       return record;
     });
   }
@@ -289,7 +203,7 @@ export class TaskManager {
         if (stage) {
           const written = stage(record, current.version, response, hint);
           if (size) remember(task, size);
-          if (this.#interrupted) this.#timeInterrupted(current, record);
+          this.#waits?.changed(current, record);
           return this.#chainStaged(scope.tenant, record, written, response);
         }
         try {
@@ -301,7 +215,7 @@ export class TaskManager {
           throw error;
         }
         if (size) remember(task, size);
-        if (this.#interrupted) this.#timeInterrupted(current, record);
+        this.#waits?.changed(current, record);
         // Saved after staged changes: its event follows theirs.
         if (pending) await this.#staged.savedAfter(scope.tenant, pending, record);
         if (response) {
@@ -420,39 +334,6 @@ export class TaskManager {
     });
   }
 
-  /** Arms or disarms the wait of a task after a change (cheap for tasks never interrupted). */
-  #timeInterrupted(previous: StoredTask, record: StoredTask): void {
-    const state = record.task.status.state;
-    if (isInterruptedState(state)) {
-      // A new interrupted status (entered, or re-entered with a new question) restarts the wait.
-      if (record.task.status !== previous.task.status) this.#interrupted!.arm(refOf(record));
-    } else if (isInterruptedState(previous.task.status.state)) {
-      this.#interrupted!.disarm(record.tenant, record.task.id);
-    }
-  }
-
-  /**
-   * Fails a task whose interrupted wait is over (see {@link expiryChange}); a wait found not
-   * over is timed again.
-   */
-  readonly #expire = async (ref: InterruptedTaskRef): Promise<void> => {
-    let stillWaiting: StoredTask | undefined;
-    let record: StoredTask;
-    try {
-      record = await this.update(
-        { tenant: ref.tenant, owner: ref.owner },
-        ref.taskId,
-        expiryChange(this.#interruptedTimeoutMs, (current) => (stillWaiting = current)),
-      );
-    } catch {
-      // Not due yet (a newer interrupted status, written elsewhere): wait again. Resumed, gone,
-      // or a store failure: nothing to do here (a restart's listInterrupted finds it again).
-      if (stillWaiting) this.#interrupted?.arm(refOf(stillWaiting));
-      return;
-    }
-    this.#onInterruptedExpired?.(record);
-  };
-
   /**
    * Publishes that an execution ended but its end could not be written (`reason`): streams and
    * waiting calls of the task end with UnavailableError instead of waiting for an end that
@@ -495,12 +376,4 @@ function statusTime(task: Task, current: StoredTask): number {
   const ms = Math.max(Date.now(), current.statusTimeMs);
   task.status.timestamp = formatTimestamp(ms);
   return ms;
-}
-
-function positiveLimit(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
-    throw new RangeError(`${name} must be a number >= 1 (Infinity: no limit), got ${String(value)}`);
-  }
-  return value;
 }
