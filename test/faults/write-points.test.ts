@@ -63,11 +63,11 @@ test('every PostgreSQL method that writes names its point', () => {
       // A statement built here and run by a caller that names the point (the row writers).
       if (/^(static|constructor)/.test(member.head)) continue;
       const runs =
-        /\b(query|write|transaction)\(/.test(member.body) || /#idempotentWrite\(/.test(member.body);
+        /\b(query|write|transaction)\(/.test(member.body) || /\bidempotentWrite\(/.test(member.body);
       if (!runs) continue;
       assert.match(
         member.body,
-        /faultAt\?\.\(|#idempotentWrite\(\s*'|#write\(/,
+        /faultAt\?\.\(|\bidempotentWrite\(\s*'|#write\(/,
         `${name}: ${member.head} writes without naming its fault point`,
       );
     }

@@ -21,10 +21,10 @@ import {
   type TaskScope,
   type TaskStore,
 } from '../task-store.js';
-import type { LeaseRef, LeaseStore } from '../leases.js';
+import { PostgresLeaseStore } from './lease-store.js';
 import type { PostgresDatabase } from './database.js';
 import { isTransient, toNumber } from './database.js';
-import { faultAt, type WritePoint } from '../fault-points.js';
+import { faultAt } from '../fault-points.js';
 
 interface TaskRow {
   id: string;
@@ -61,14 +61,15 @@ const READ_EVENTS_SQL = `SELECT generation, state, doc FROM a2a_task_events
   WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND generation > $4 ORDER BY generation LIMIT $5`;
 
 /** A {@link TaskStore} on PostgreSQL. */
-export class PostgresTaskStore implements TaskStore, LeaseStore {
+export class PostgresTaskStore extends PostgresLeaseStore implements TaskStore {
   #closed = false;
 
   #compactTimer: NodeJS.Timeout | undefined;
   #compacting = false;
 
   /** A store on an open database (see {@link PostgresDatabase.open}); shares its pool. */
-  constructor(readonly database: PostgresDatabase) {
+  constructor(database: PostgresDatabase) {
+    super(database);
     database.retain();
     this.#compactTimer = setInterval(() => void this.compactCounts().catch(() => {}), COMPACT_EVERY_MS);
     this.#compactTimer.unref();
@@ -287,33 +288,20 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
   async setIdempotencyRecord(key: IdempotencyKey, record: IdempotencyRecord | undefined): Promise<void> {
     const params = [key.tenant, key.principal, key.messageId];
     if (record === undefined) {
-      await this.#idempotentWrite(
+      await this.idempotentWrite(
         'idempotency.clear',
         'DELETE FROM a2a_idempotency WHERE tenant = $1 AND principal = $2 AND message_id = $3',
         params,
       );
       return;
     }
-    await this.#idempotentWrite(
+    await this.idempotentWrite(
       'idempotency.record',
       `INSERT INTO a2a_idempotency (tenant, principal, message_id, status, record, created_ms)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (tenant, principal, message_id) DO UPDATE SET status = excluded.status, record = excluded.record`,
       [...params, record.status, JSON.stringify(record), Date.now()],
     );
-  }
-
-  /** A batched write that is safe to repeat as it is (an upsert or a delete). */
-  async #idempotentWrite(point: WritePoint, sql: string, params: unknown[]): Promise<void> {
-    faultAt?.(point);
-    await this.database.write({
-      sql,
-      params,
-      done: () => undefined,
-      alone: async () => {
-        await this.database.query(sql, params);
-      },
-    });
   }
 
   async readEvents(
@@ -385,68 +373,6 @@ export class PostgresTaskStore implements TaskStore, LeaseStore {
       [name],
     );
     return new Uint8Array(rows[0]!.value);
-  }
-
-  async acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
-    await this.#idempotentWrite(
-      'lease.acquire',
-      `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
-      [ref.tenant, ref.owner, ref.taskId, ref.worker, untilMs],
-    );
-  }
-
-  async renewLeases(worker: string, untilMs: number): Promise<void> {
-    await this.#idempotentWrite('lease.renew', 'UPDATE a2a_leases SET until_ms = $1 WHERE worker = $2', [
-      untilMs,
-      worker,
-    ]);
-  }
-
-  async releaseLease(ref: LeaseRef): Promise<void> {
-    await this.#idempotentWrite(
-      'lease.release',
-      'DELETE FROM a2a_leases WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4',
-      [ref.tenant, ref.owner, ref.taskId, ref.worker],
-    );
-  }
-
-  async hasLiveLease(tenant: string, owner: string, taskId: string, nowMs: number): Promise<boolean> {
-    const { rows } = await this.database.query<{ n: string }>(
-      'SELECT count(*) AS n FROM a2a_leases WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND until_ms >= $4',
-      [tenant, owner, taskId, nowMs],
-    );
-    return toNumber(rows[0]?.n ?? 0) > 0;
-  }
-
-  async expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
-    const { rows } = await this.database.query<{
-      tenant: string;
-      owner: string;
-      task_id: string;
-      worker: string;
-    }>(
-      'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < $1 ORDER BY until_ms LIMIT $2',
-      [nowMs, limit],
-    );
-    return rows.map((row) => ({
-      tenant: row.tenant,
-      owner: row.owner,
-      taskId: row.task_id,
-      worker: row.worker,
-    }));
-  }
-
-  async takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
-    faultAt?.('lease.takeover');
-    // One statement: the expired lease is moved to `worker` only if it is still expired and
-    // still the old worker's (two replicas racing: one wins).
-    const { rowCount } = await this.database.query(
-      `UPDATE a2a_leases SET worker = $5, until_ms = $6
-       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND worker = $4 AND until_ms < $7`,
-      [ref.tenant, ref.owner, ref.taskId, ref.worker, worker, untilMs, nowMs],
-    );
-    return rowCount === 1;
   }
 
   async close(): Promise<void> {
