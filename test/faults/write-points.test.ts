@@ -41,7 +41,7 @@ function members(text: string): { head: string; body: string }[] {
   return out;
 }
 
-const WRITE_SQL = /\b(INSERT INTO|UPDATE a2a_|DELETE FROM)\b/;
+const WRITE_SQL = /\b(INSERT INTO|UPDATE a2a_\w+|DELETE FROM)\b/;
 
 test('every SQLite write runs through a write that names its point first', () => {
   for (const { name, text } of storeFiles()) {
