@@ -62,7 +62,8 @@ const LOG_FLUSH_MS = 100;
  */
 function bufferedStderr(pino: typeof Pino.pino): ReturnType<typeof Pino.pino.destination> {
   const destination = pino.destination({ dest: 2, sync: true, minLength: 4096 });
-  // Whether a line came since the last flush: an idle server makes no empty writes.
+  // Whether a line came since the last flush: an idle server makes no empty writes (sonic-boom's
+  // own periodicFlush writes every period, lines or not). pino flushes at exit only when async.
   let pending = false;
   const write = destination.write.bind(destination);
   destination.write = (line: string): boolean => {
