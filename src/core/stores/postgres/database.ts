@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { requireNode } from '../../node-modules.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
+import { StatementNames, type Statement } from './statements.js';
 
 /** Options of {@link PostgresDatabase.open}. */
 export interface PostgresOptions {
@@ -77,7 +78,11 @@ function describe(connectionString: string): string {
   }
 }
 
-/** One write for {@link PostgresDatabase.write}. */
+/**
+ * One write for {@link PostgresDatabase.write}. `sql` and `params` are read when its batch is
+ * sent (a staged write builds its statement then); reading them may throw, which fails this
+ * write alone.
+ */
 export interface BatchedWrite<T> {
   readonly sql: string;
   readonly params: unknown[];
@@ -110,6 +115,7 @@ export class PostgresDatabase {
   /** Settles once the schema is migrated; every statement waits for it. */
   readonly ready: Promise<void>;
   #isReady = false;
+  readonly #statements = new StatementNames();
 
   private constructor(
     readonly pool: pg.Pool,
@@ -210,12 +216,17 @@ export class PostgresDatabase {
     if (!this.#isReady) await this.ready;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.pool.query<R>(sql, params);
+        return await this.run<R>(sql, params);
       } catch (error) {
         if (!isTransient(error) || attempt >= this.retries || this.#closing) throw error;
         await delay(Math.min(50 * 2 ** attempt, 2000));
       }
     }
+  }
+
+  /** Runs one statement once, prepared on its connection when its text is one of the known ones. */
+  run<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(this.#statements.config(sql, params));
   }
 
   /**
@@ -257,24 +268,39 @@ export class PostgresDatabase {
     }
   };
 
-  async #commitBatch(batch: QueuedWrite[]): Promise<void> {
+  async #commitBatch(all: QueuedWrite[]): Promise<void> {
+    // Each statement is read before anything is sent: one that cannot be built fails alone.
+    const batch: QueuedWrite[] = [];
+    const statements: Statement[] = [];
+    for (const queued of all) {
+      try {
+        statements.push({ sql: queued.write.sql, params: queued.write.params });
+        batch.push(queued);
+      } catch (error) {
+        queued.reject(error);
+      }
+    }
+    if (batch.length === 0) return;
     let client: pg.PoolClient | undefined;
     let committing = false;
     let results: pg.QueryResult[];
     try {
       if (!this.#isReady) await this.ready;
       client = await this.pool.connect();
-      const statements = inlineBatch(batch);
-      if (statements !== undefined) {
+      const inline = this.#statements.batch(client, statements);
+      if (inline !== undefined) {
         // One round trip for the whole transaction (each costs a socket write and a wake-up
         // of the server process: most of a batched write's cost on loopback).
         committing = true;
-        const all = (await client.query(statements)) as unknown as pg.QueryResult[];
-        results = all.slice(1, 1 + batch.length);
+        const all = (await client.query(inline.text)) as unknown as pg.QueryResult[];
+        inline.prepared();
+        // BEGIN, then per write its PREPARE (when new on this connection) and its EXECUTE.
+        results = all.filter((result) => result.command !== 'PREPARE').slice(1, 1 + batch.length);
       } else {
         await client.query('BEGIN');
         results = [];
-        for (const { write } of batch) results.push(await client.query(write.sql, write.params));
+        for (const { write } of batch)
+          results.push(await client.query(this.#statements.config(write.sql, write.params)));
         committing = true;
         await client.query('COMMIT');
       }
@@ -284,7 +310,9 @@ export class PostgresDatabase {
         // A statement that failed leaves the transaction open and aborted: roll it back before
         // the connection goes back to the pool (after a failed COMMIT it only warns).
         if (!committing || !isTransient(error)) await client.query('ROLLBACK').catch(() => {});
-        client.release(isTransient(error) ? (error as Error) : undefined);
+        // Not reused: which of the batch's PREPAREs ran before the failure is not known, and
+        // preparing one twice would fail every later batch on this connection.
+        client.release(true);
       }
       // One failing write (or a lost connection) must not fail the others: each runs alone.
       const unknown = committing && isTransient(error);
@@ -341,44 +369,6 @@ export class PostgresDatabase {
     );
     return this.#closing;
   }
-}
-
-/** A `$n` placeholder of a statement. */
-const PLACEHOLDER = /\$(\d+)/g;
-
-/**
- * The batch as one simple-protocol query, `BEGIN; ...; COMMIT`, with each parameter written as
- * a quoted literal: untyped text, as `pg` sends parameters, so the server infers the same
- * types. Undefined when a parameter is not a string, number, boolean or null (then the
- * statements go one by one with their parameters).
- */
-function inlineBatch(batch: readonly QueuedWrite[]): string | undefined {
-  let text = 'BEGIN';
-  for (const { write } of batch) {
-    let plain = true;
-    const statement = write.sql.replace(PLACEHOLDER, (_, n: string) => {
-      const value = write.params[Number(n) - 1];
-      if (value === null || value === undefined) return 'NULL';
-      if (typeof value === 'string') return quote(value);
-      if (typeof value === 'number' || typeof value === 'boolean') return `'${String(value)}'`;
-      plain = false;
-      return '';
-    });
-    if (!plain) return undefined;
-    text += `;\n${statement.trimEnd().replace(/;$/, '')}`;
-  }
-  return `${text};\nCOMMIT`;
-}
-
-/**
- * `value` as a string literal. `pg.escapeLiteral` builds it a character at a time, which costs
- * more than the rest of a batch for task documents; this does the same with two replaces. A
- * value with a backslash gets the `E''` form, read the same whatever
- * standard_conforming_strings says.
- */
-function quote(value: string): string {
-  const quoted = value.replaceAll("'", "''");
-  return value.includes('\\') ? `E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`;
 }
 
 /** `pg` returns bigint columns as strings: the number they hold. */

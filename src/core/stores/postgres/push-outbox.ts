@@ -14,6 +14,7 @@
 import type pg from 'pg';
 import type { StreamResponse } from '../../../model/schema.js';
 import type {
+  PushChangeWriter,
   PushAttempt,
   PushDelivery,
   PushDeliveryQuery,
@@ -25,7 +26,6 @@ import {
   DELIVERY_COLUMNS,
   deliveryOf,
   listWhere,
-  MAX_CONFIGS_PER_TASK,
   outboxSettings,
   PRUNE_CHUNK,
   type AttemptRow,
@@ -33,51 +33,14 @@ import {
   type SqlPushOutboxOptions,
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
-import { eventLogJson, trimBelow } from '../sql/event-log.js';
 import { TaskVersionConflictError, type SaveChange, type StoredTask, type TaskStore } from '../task-store.js';
-import { eventLogCtes } from './event-log-sql.js';
-import { isTransient, toNumber, type PostgresDatabase } from './database.js';
+import { toNumber, type PostgresDatabase } from './database.js';
+import { StagedRowWrites, taskRowWrite } from './row-writes.js';
+import { changeStatement, checkChange } from './change-statements.js';
 import { faultAt } from '../fault-points.js';
 
 /** Options of {@link PostgresPushOutbox}. */
 export type PostgresPushOutboxOptions = SqlPushOutboxOptions;
-
-const GET_TASK_SQL = 'SELECT version, doc FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3';
-
-/** Enqueues the change's notification (`$p` payload, `$n` now) once `saved` wrote the task row. */
-function enqueueSql(p: number, n: number): string {
-  return `queued AS (
-    INSERT INTO a2a_push_outbox
-      (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
-    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, $${p}, 'pending',
-      a2a_push_is_head(c.tenant, c.owner, c.task_id, c.id), $${n}, $${n}
-    FROM a2a_push_configs c
-    WHERE c.tenant = $1 AND c.owner = $2 AND c.task_id = $3 AND $${p}::text IS NOT NULL
-      AND EXISTS (SELECT 1 FROM saved)
-    ORDER BY c.id LIMIT ${MAX_CONFIGS_PER_TASK}
-    RETURNING 1)
-  SELECT (SELECT count(*) FROM saved) AS saved, (SELECT count(*) FROM queued) AS queued`;
-}
-
-// Parameters: $1 tenant, $2 owner, $3 id, $4 context_id, $5 state, $6 status_time_ms,
-// $7 version, $8 doc, $9 expected version (update only), then payload and now.
-const INSERT_CHANGE_SQL = `WITH saved AS (
-    INSERT INTO a2a_tasks (tenant, owner, id, context_id, state, status_time_ms, version, doc)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1),
-  ${enqueueSql(9, 10)}`;
-const UPDATE_CHANGE_SQL = `WITH saved AS (
-    UPDATE a2a_tasks SET context_id = $4, state = $5, status_time_ms = $6, version = $7, doc = $8
-    WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $9 RETURNING 1),
-  ${enqueueSql(10, 11)}`;
-// A2A 1.1 draft (issue 31, GEN-5): the same with the change's event log entries (then the trim).
-const INSERT_LOGGED_CHANGE_SQL = INSERT_CHANGE_SQL.replace(
-  'queued AS (',
-  `${eventLogCtes(1, 2, 3, 11)},\n  queued AS (`,
-);
-const UPDATE_LOGGED_CHANGE_SQL = UPDATE_CHANGE_SQL.replace(
-  'queued AS (',
-  `${eventLogCtes(1, 2, 3, 12)},\n  queued AS (`,
-);
 
 const CLAIM_SQL = `UPDATE a2a_push_outbox o SET lease_owner = $1, lease_until_ms = $2
   FROM (
@@ -123,14 +86,10 @@ const SETTLE_SQL = `WITH s AS (
       AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox h WHERE ${sameQueue('h')} AND h.head))
   SELECT count(*) AS n FROM s`;
 
-interface ChangeRow {
-  saved: string;
-  queued: string;
-}
-
 /** The push outbox of a PostgreSQL store. */
 export class PostgresPushOutbox implements PushOutbox {
   readonly #settings: SqlPushOutboxSettings;
+  readonly #staged: StagedRowWrites<number>;
   readonly #listeners: (() => void)[] = [];
   readonly #timer: NodeJS.Timeout;
   #pruning = false;
@@ -142,6 +101,12 @@ export class PostgresPushOutbox implements PushOutbox {
     options: PostgresPushOutboxOptions = {},
   ) {
     this.#settings = outboxSettings(options);
+    this.#staged = new StagedRowWrites(
+      database,
+      (chain) => changeStatement(chain.record, chain.expectedVersion, chain.payloads, chain.log),
+      checkChange,
+      1,
+    );
     database.retain();
     this.#timer = setInterval(() => void this.prune().catch(() => {}), this.#settings.pruneEveryMs);
     this.#timer.unref();
@@ -155,73 +120,32 @@ export class PostgresPushOutbox implements PushOutbox {
     change?: SaveChange,
   ): Promise<void> {
     // `_store` is this database's task store (or a wrapper of it): the row is written here.
-    const task = record.task;
-    if (record.version !== expectedVersion + 1) throw new TaskVersionConflictError(task.id);
-    const doc = JSON.stringify(task);
-    const payload = event ? JSON.stringify(event) : null;
+    if (record.version !== expectedVersion + 1) throw new TaskVersionConflictError(record.task.id);
+    const payloads = event ? [JSON.stringify(event)] : [];
     // The row and its notifications are one statement: one point (the enqueue) when it carries an event.
     faultAt?.(
-      payload !== null ? 'push.outbox.enqueue' : expectedVersion === 0 ? 'task.create' : 'task.update',
+      payloads.length > 0 ? 'push.outbox.enqueue' : expectedVersion === 0 ? 'task.create' : 'task.update',
     );
-    const row = [
-      record.tenant,
-      record.owner,
-      task.id,
-      task.contextId ?? null,
-      task.status.state,
-      record.statusTimeMs,
-      record.version,
-      doc,
-    ];
-    const log = change?.log;
-    const sql =
-      expectedVersion === 0
-        ? log
-          ? INSERT_LOGGED_CHANGE_SQL
-          : INSERT_CHANGE_SQL
-        : log
-          ? UPDATE_LOGGED_CHANGE_SQL
-          : UPDATE_CHANGE_SQL;
-    const params: unknown[] =
-      expectedVersion === 0 ? [...row, payload, Date.now()] : [...row, expectedVersion, payload, Date.now()];
-    if (log) params.push(eventLogJson(log), trimBelow(record.version, log.keep));
-    const check = (result: pg.QueryResult): number => {
-      const counts = result.rows[0] as ChangeRow | undefined;
-      if (toNumber(counts?.saved ?? 0) !== 1) throw new TaskVersionConflictError(task.id);
-      return toNumber(counts?.queued ?? 0);
-    };
-    /** Our write is already in the row (committed before the answer was lost), with its notifications. */
-    const landed = async (): Promise<boolean> => {
-      const now = await this.database.query<{ version: number; doc: string }>(GET_TASK_SQL, [
-        record.tenant,
-        record.owner,
-        task.id,
-      ]);
-      const current = now.rows[0];
-      if (current && current.version === record.version && current.doc === doc) return true;
-      if ((current?.version ?? 0) !== expectedVersion) throw new TaskVersionConflictError(task.id);
-      return false;
-    };
-    const queued = await this.database.write({
-      sql,
-      params,
-      done: check,
-      alone: async (mayHaveCommitted) => {
-        if (mayHaveCommitted && (await landed())) return 1;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            if (attempt === 0) await this.database.ready;
-            return check(await this.database.pool.query(sql, params));
-          } catch (error) {
-            if (!isTransient(error) || attempt >= this.database.retries) throw error;
-            // Lost connection: read back before repeating, so a change is never applied twice.
-            if (await landed()) return 1;
-          }
-        }
-      },
-    });
-    if (queued > 0) for (const listener of this.#listeners) listener();
+    const statement = changeStatement(record, expectedVersion, payloads, change?.log);
+    // A write found committed after a lost answer may have enqueued: the workers look.
+    const queued = await this.#staged.inOrder(record, () =>
+      this.database.write(taskRowWrite(this.database, () => statement, checkChange, 1)),
+    );
+    if (queued > 0) this.#wake();
   }
+
+  // The payload now: the event is this change's; the task document is written later (the latest).
+  readonly stageChange: PushChangeWriter['saveChange'] = (_store, record, expectedVersion, event, change) =>
+    this.#staged
+      .stage(record, expectedVersion, change, event ? JSON.stringify(event) : undefined)
+      .then((queued) => {
+        if (queued > 0) this.#wake();
+      });
+
+  /** Tells the delivery workers that notifications were enqueued. */
+  readonly #wake = (): void => {
+    for (const listener of this.#listeners) listener();
+  };
 
   async claim(workerId: string, limit: number, leaseMs: number): Promise<PushDelivery[]> {
     const n = Math.max(0, Math.floor(limit));

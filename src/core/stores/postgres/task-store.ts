@@ -10,6 +10,7 @@ import { eventLogJson, loggedEvent, trimBelow, type EventRow } from '../sql/even
 import { eventLogCtes } from './event-log-sql.js';
 import {
   TaskVersionConflictError,
+  type EventLogWrite,
   type IdempotencyKey,
   type IdempotencyRecord,
   type InterruptedTaskRef,
@@ -21,9 +22,11 @@ import {
   type TaskScope,
   type TaskStore,
 } from '../task-store.js';
+import type pg from 'pg';
 import { PostgresLeaseStore } from './lease-store.js';
+import { StagedRowWrites, taskRowWrite, type TaskRowStatement } from './row-writes.js';
 import type { PostgresDatabase } from './database.js';
-import { isTransient, toNumber } from './database.js';
+import { toNumber } from './database.js';
 import { faultAt } from '../fault-points.js';
 
 interface TaskRow {
@@ -60,9 +63,53 @@ const UPDATE_LOGGED_SQL = loggedSql(UPDATE_SQL, 6, 7, 8, 10);
 const READ_EVENTS_SQL = `SELECT generation, state, doc FROM a2a_task_events
   WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND generation > $4 ORDER BY generation LIMIT $5`;
 
+/** The compare-and-set write of `record` (with its event log entries, when the log is on). */
+function rowStatement(
+  record: StoredTask,
+  expectedVersion: number,
+  log: EventLogWrite | undefined,
+): TaskRowStatement {
+  const task = record.task;
+  const doc = JSON.stringify(task);
+  const contextId = task.contextId ?? null;
+  const state = task.status.state;
+  const sql = log
+    ? expectedVersion === 0
+      ? INSERT_LOGGED_SQL
+      : UPDATE_LOGGED_SQL
+    : expectedVersion === 0
+      ? INSERT_SQL
+      : UPDATE_SQL;
+  const params: unknown[] =
+    expectedVersion === 0
+      ? [record.tenant, record.owner, task.id, contextId, state, record.statusTimeMs, record.version, doc]
+      : [
+          contextId,
+          state,
+          record.statusTimeMs,
+          record.version,
+          doc,
+          record.tenant,
+          record.owner,
+          task.id,
+          expectedVersion,
+        ];
+  if (log) params.push(eventLogJson(log), trimBelow(record.version, log.keep));
+  return { sql, params, record, doc, expectedVersion };
+}
+
+/** Refuses a write that changed no row (the row was not at the expected version). */
+function checkSaved(result: pg.QueryResult, statement: TaskRowStatement): void {
+  // A logged write answers with its count; a plain one with its row count.
+  const logged = result.rows[0] as { saved?: string } | undefined;
+  const saved = logged?.saved !== undefined ? toNumber(logged.saved) : result.rowCount;
+  if (saved !== 1) throw new TaskVersionConflictError(statement.record.task.id);
+}
+
 /** A {@link TaskStore} on PostgreSQL. */
 export class PostgresTaskStore extends PostgresLeaseStore implements TaskStore {
   #closed = false;
+  readonly #staged: StagedRowWrites<void>;
 
   #compactTimer: NodeJS.Timeout | undefined;
   #compacting = false;
@@ -71,6 +118,12 @@ export class PostgresTaskStore extends PostgresLeaseStore implements TaskStore {
   constructor(database: PostgresDatabase) {
     super(database);
     database.retain();
+    this.#staged = new StagedRowWrites(
+      database,
+      (chain) => rowStatement(chain.record, chain.expectedVersion, chain.log),
+      checkSaved,
+      undefined,
+    );
     this.#compactTimer = setInterval(() => void this.compactCounts().catch(() => {}), COMPACT_EVERY_MS);
     this.#compactTimer.unref();
   }
@@ -108,73 +161,22 @@ export class PostgresTaskStore extends PostgresLeaseStore implements TaskStore {
   }
 
   save(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
-    const task = record.task;
-    if (record.version !== expectedVersion + 1) return Promise.reject(new TaskVersionConflictError(task.id));
-    const doc = JSON.stringify(task);
+    if (record.version !== expectedVersion + 1) {
+      return Promise.reject(new TaskVersionConflictError(record.task.id));
+    }
     try {
       faultAt?.(expectedVersion === 0 ? 'task.create' : 'task.update');
     } catch (error) {
       return Promise.reject(error);
     }
-    const contextId = task.contextId ?? null;
-    const state = task.status.state;
-    const log = change?.log;
-    const sql = log
-      ? expectedVersion === 0
-        ? INSERT_LOGGED_SQL
-        : UPDATE_LOGGED_SQL
-      : expectedVersion === 0
-        ? INSERT_SQL
-        : UPDATE_SQL;
-    const params: unknown[] =
-      expectedVersion === 0
-        ? [record.tenant, record.owner, task.id, contextId, state, record.statusTimeMs, record.version, doc]
-        : [
-            contextId,
-            state,
-            record.statusTimeMs,
-            record.version,
-            doc,
-            record.tenant,
-            record.owner,
-            task.id,
-            expectedVersion,
-          ];
-    if (log) params.push(eventLogJson(log), trimBelow(record.version, log.keep));
-    const check = (result: { rowCount: number | null; rows: unknown[] }): void => {
-      const saved = log
-        ? toNumber((result.rows[0] as { saved?: string } | undefined)?.saved ?? 0)
-        : result.rowCount;
-      if (saved !== 1) throw new TaskVersionConflictError(task.id);
-    };
-    /** Our write is already in the row (it committed before the answer was lost). */
-    const landed = async (): Promise<'landed' | 'retry'> => {
-      const now = await this.database.query<TaskRow>(GET_SQL, [record.tenant, record.owner, task.id]);
-      const row = now.rows[0];
-      if (row && row.version === record.version && row.doc === doc) return 'landed';
-      if ((row?.version ?? 0) !== expectedVersion) throw new TaskVersionConflictError(task.id);
-      return 'retry';
-    };
-    return this.database.write({
-      sql,
-      params,
-      done: check,
-      alone: async (mayHaveCommitted) => {
-        if (mayHaveCommitted && (await landed()) === 'landed') return;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            if (attempt === 0) await this.database.ready;
-            check(await this.database.pool.query(sql, params));
-            return;
-          } catch (error) {
-            if (!isTransient(error) || attempt >= this.database.retries) throw error;
-            // The connection was lost: the write may or may not have committed. Read the row
-            // back (with retries) and decide, so a repeated write never applies a change twice.
-            if ((await landed()) === 'landed') return;
-          }
-        }
-      },
-    });
+    const statement = rowStatement(record, expectedVersion, change?.log);
+    return this.#staged.inOrder(record, () =>
+      this.database.write(taskRowWrite(this.database, () => statement, checkSaved, undefined)),
+    );
+  }
+
+  stage(record: StoredTask, expectedVersion: number, change?: SaveChange): Promise<void> {
+    return this.#staged.stage(record, expectedVersion, change);
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {
