@@ -1,8 +1,9 @@
 /**
  * An {@link EventBus} across replicas on PostgreSQL LISTEN/NOTIFY. Subscribers in this process
- * get each event at once (as with the in-process bus); other replicas get it through one
- * NOTIFY on a channel of the database. A body larger than a NOTIFY payload may be is written
- * to `a2a_events` in the same statement and fetched by its seq on the receiving side.
+ * get each event at once (as with the in-process bus); other replicas get it through a NOTIFY
+ * on a channel of the database, which carries every event published while one write batch was
+ * gathered (see NotificationPacks). A body larger than a NOTIFY payload may be is written to
+ * `a2a_events` in the same statement and fetched by its seq on the receiving side.
  *
  * Order: a task's events are published one after another (the TaskManager awaits each), and
  * PostgreSQL delivers notifications in commit order, so every replica sees a task's events in
@@ -23,9 +24,8 @@ import type { PostgresDatabase } from '../stores/postgres/database.js';
 import type { StoredTask, TaskScope } from '../stores/task-store.js';
 import type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from './event-bus.js';
 import { InProcessEventBus } from './in-process.js';
+import { MAX_PACK_BYTES, NotificationPacks } from './notification-packs.js';
 
-/** NOTIFY payloads must stay under 8000 bytes; keep a margin for the envelope. */
-const MAX_INLINE_BYTES = 7_000;
 /** How long large bodies stay in a2a_events (a receiver fetches within milliseconds). */
 const EVENT_BODY_TTL_MS = 10 * 60_000;
 /** Most notifications waiting to be handled; past it they are dropped for a catch-up (bounded memory). */
@@ -33,10 +33,8 @@ const MAX_INBOX = 10_000;
 /** Tasks read at once during a catch-up. */
 const CATCH_UP_CONCURRENCY = 8;
 
-/** What travels in one notification. */
+/** What travels in a notification for one event (several share one; see NotificationPacks). */
 interface Envelope {
-  /** Origin bus (its own notifications are skipped: local subscribers already have them). */
-  readonly o: string;
   /** Tenant and task id of the topic. */
   readonly t: string;
   readonly k: string;
@@ -87,6 +85,7 @@ export class PostgresEventBus implements EventBus {
   readonly #channel: string;
   readonly #origin = randomUUID();
   readonly #local = new InProcessEventBus();
+  readonly #packs: NotificationPacks;
   readonly #readTask: PostgresEventBusOptions['readTask'];
   /** Subscribed topics, by `tenant NUL taskId`. */
   readonly #topics = new Map<string, TopicState>();
@@ -112,6 +111,7 @@ export class PostgresEventBus implements EventBus {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.#channel)) {
       throw new Error(`NOTIFY channel ${JSON.stringify(this.#channel)} must be lowercase letters, digits, _`);
     }
+    this.#packs = new NotificationPacks(database, this.#channel, this.#origin);
     this.ready = database.ready.then(() => this.#listen());
     this.ready.catch(() => {});
   }
@@ -168,38 +168,29 @@ export class PostgresEventBus implements EventBus {
 
   publish(topic: TaskTopic, event: TaskEvent): Promise<void> {
     this.#deliver(topic.tenant, event);
-    const inline: Envelope = { o: this.#origin, t: topic.tenant, k: topic.taskId, e: event };
-    const payload = JSON.stringify(inline);
-    if (Buffer.byteLength(payload) <= MAX_INLINE_BYTES) {
-      const sql = 'SELECT pg_notify($1, $2)';
-      const params = [this.#channel, payload];
-      return this.#send(sql, params);
-    }
+    const inline = JSON.stringify({ t: topic.tenant, k: topic.taskId, e: event });
+    const bytes = Buffer.byteLength(inline);
+    if (bytes <= MAX_PACK_BYTES - this.#origin.length - 3) return this.#packs.send(inline, bytes);
     // The body goes to a2a_events and the notification names its seq, in one statement.
     const now = Date.now();
-    const head = JSON.stringify({ o: this.#origin, t: topic.tenant, k: topic.taskId });
+    const head = `${this.#origin}\n[${JSON.stringify({ t: topic.tenant, k: topic.taskId })}`;
     const sql = `WITH body AS (INSERT INTO a2a_events (created_ms, payload) VALUES ($1, $2) RETURNING seq)
-      SELECT pg_notify($3, left($4, -1) || ',"r":"' || seq || '"}') FROM body`;
-    const sent = this.#send(sql, [now, JSON.stringify(event), this.#channel, head]);
+      SELECT pg_notify($3, left($4, -1) || ',"r":"' || seq || '"}]') FROM body`;
+    const params = [now, JSON.stringify(event), this.#channel, head];
+    const sent = this.#database.write({
+      sql,
+      params,
+      done: () => undefined,
+      alone: async () => {
+        await this.#database.query(sql, params);
+      },
+    });
     if (++this.#bodiesWritten % 100 === 0) {
       void this.#database
         .query('DELETE FROM a2a_events WHERE created_ms < $1', [now - EVENT_BODY_TTL_MS])
         .catch(() => {});
     }
     return sent;
-  }
-
-  /** Sends a notification through the write queue (one transaction with others queued now). */
-  async #send(sql: string, params: unknown[]): Promise<void> {
-    await this.#database.write({
-      sql,
-      params,
-      done: () => undefined,
-      // A repeated notification is harmless: subscribers skip versions they have.
-      alone: async () => {
-        await this.#database.query(sql, params);
-      },
-    });
   }
 
   subscribe(topic: TaskTopic, listener: TaskEventListener): () => void {
@@ -237,25 +228,38 @@ export class PostgresEventBus implements EventBus {
   }
 
   #receive(payload: string): void {
-    let envelope: Envelope;
+    // `<origin>\n[envelopes]` (see NotificationPacks); a replica of an older a2a-kit sends one
+    // envelope object with its origin inside.
+    let envelopes: Envelope[];
     try {
-      envelope = JSON.parse(payload) as Envelope;
+      if (payload.startsWith('{')) {
+        const one = JSON.parse(payload) as Envelope & { o?: string };
+        if (one.o === this.#origin) return;
+        envelopes = [one];
+      } else {
+        const newline = payload.indexOf('\n');
+        if (newline < 0 || payload.slice(0, newline) === this.#origin) return;
+        envelopes = JSON.parse(payload.slice(newline + 1)) as Envelope[];
+        if (!Array.isArray(envelopes)) return;
+      }
     } catch {
       return;
     }
-    if (envelope.o === this.#origin || !this.#topics.has(`${envelope.t}\u0000${envelope.k}`)) return;
-    if (this.#inbox.length >= MAX_INBOX) {
-      if (this.#readTask) {
-        // Too far behind: drop the backlog and read the tasks back instead (bounded memory).
-        this.#inbox = [];
-        this.#catchUpAllQueued = false;
-        this.#queueCatchUpAll();
-        return;
+    for (const envelope of envelopes) {
+      if (!this.#topics.has(`${envelope.t}\u0000${envelope.k}`)) continue;
+      if (this.#inbox.length >= MAX_INBOX) {
+        if (this.#readTask) {
+          // Too far behind: drop the backlog and read the tasks back instead (bounded memory).
+          this.#inbox = [];
+          this.#catchUpAllQueued = false;
+          this.#queueCatchUpAll();
+          return;
+        }
+        this.#inbox.shift();
       }
-      this.#inbox.shift();
+      this.#inbox.push(envelope);
     }
-    this.#inbox.push(envelope);
-    if (!this.#draining) void this.#drain();
+    if (this.#inbox.length > 0 && !this.#draining) void this.#drain();
   }
 
   /** Delivers queued notifications in arrival order; waits only for bodies to be fetched. */

@@ -1,0 +1,111 @@
+/**
+ * The PostgreSQL bus packs the events published while one write batch gathers into few
+ * NOTIFYs: another replica still gets every event of every task, in order; far fewer
+ * notifications travel than events; a notification in the format of an older a2a-kit (one
+ * envelope object) is still understood.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { TaskState } from '../../../src/model/enums.js';
+import { PostgresEventBus } from '../../../src/core/event-bus/postgres.js';
+import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
+import { PostgresDatabase } from '../../../src/core/stores/postgres/database.js';
+import { deferred } from '../../support/handler.js';
+import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
+
+function event(taskId: string, version: number): TaskEvent {
+  return {
+    taskId,
+    version,
+    state: TaskState.WORKING,
+    response: {
+      statusUpdate: { taskId, contextId: 'c', status: { state: TaskState.WORKING }, metadata: { version } },
+    },
+  };
+}
+
+/** `promise`, or a failure saying `why` after 10 s. */
+async function within<T>(promise: Promise<T>, why: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why())), 10_000);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('events of many tasks published together reach another replica in order, in few notifications', async (t) => {
+  const schema = freshSchema('packs');
+  const dbA = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const dbB = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const a = new PostgresEventBus(dbA);
+  const b = new PostgresEventBus(dbB);
+  await Promise.all([a.ready, b.ready]);
+  // Counts what travels on the channel.
+  const watcher = new pg.Client({ connectionString: postgresUrl() });
+  await watcher.connect();
+  let notifications = 0;
+  watcher.on('notification', () => notifications++);
+  await watcher.query(`LISTEN a2a_events_${schema}`);
+  t.after(async () => {
+    await watcher.end();
+    await a.close();
+    await b.close();
+    await dbA.release();
+    await dbB.release();
+    await dropSchema(schema);
+  });
+
+  const TASKS = 10;
+  const EVENTS = 20;
+  const seen = new Map<string, number[]>();
+  const all = deferred<void>();
+  let received = 0;
+  for (let i = 0; i < TASKS; i++) {
+    const taskId = `t${i}`;
+    seen.set(taskId, []);
+    b.subscribe({ tenant: '', taskId }, (e) => {
+      seen.get(taskId)!.push(e.version);
+      if (++received === TASKS * EVENTS) all.resolve();
+    });
+  }
+  // Each task publishes its next event once the previous one was sent (as the TaskManager does).
+  await Promise.all(
+    Array.from({ length: TASKS }, async (_, i) => {
+      for (let v = 1; v <= EVENTS; v++) await a.publish({ tenant: '', taskId: `t${i}` }, event(`t${i}`, v));
+    }),
+  );
+  await within(all.promise, () => `only ${received} events arrived`);
+  for (const versions of seen.values()) {
+    assert.deepEqual(
+      versions,
+      Array.from({ length: EVENTS }, (_, i) => i + 1),
+    );
+  }
+  assert.ok(notifications <= EVENTS + 2, `${notifications} notifications for ${TASKS * EVENTS} events`);
+});
+
+test('a notification in the one-envelope format of an older replica is delivered', async (t) => {
+  const schema = freshSchema('packs');
+  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const bus = new PostgresEventBus(db);
+  await bus.ready;
+  const sender = new pg.Client({ connectionString: postgresUrl() });
+  await sender.connect();
+  t.after(async () => {
+    await sender.end();
+    await bus.close();
+    await db.release();
+    await dropSchema(schema);
+  });
+  const got = deferred<TaskEvent>();
+  bus.subscribe({ tenant: 'acme', taskId: 'old' }, (e) => got.resolve(e));
+  const old = { o: 'another-replica', t: 'acme', k: 'old', e: event('old', 7) };
+  await sender.query('SELECT pg_notify($1, $2)', [`a2a_events_${schema}`, JSON.stringify(old)]);
+  const delivered = await within(got.promise, () => 'not delivered');
+  assert.equal(delivered.version, 7);
+});
