@@ -44,12 +44,15 @@ export type PostgresPushOutboxOptions = SqlPushOutboxOptions;
 
 const GET_TASK_SQL = 'SELECT version, doc FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3';
 
-/** Enqueues the change's notification (`$p` payload, `$n` now) once `saved` wrote the task row. */
+/**
+ * Enqueues the change's notification (`$p` payload, `$n` now) once `saved` wrote the task row;
+ * its generation is the version written (`$7`, GEN-6).
+ */
 function enqueueSql(p: number, n: number): string {
   return `queued AS (
     INSERT INTO a2a_push_outbox
-      (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
-    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, $${p}, 'pending',
+      (id, tenant, owner, task_id, config_id, payload, generation, state, head, created_ms, next_attempt_ms)
+    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, $${p}, $7::bigint, 'pending',
       a2a_push_is_head(c.tenant, c.owner, c.task_id, c.id), $${n}, $${n}
     FROM a2a_push_configs c
     WHERE c.tenant = $1 AND c.owner = $2 AND c.task_id = $3 AND $${p}::text IS NOT NULL
