@@ -206,8 +206,7 @@ async function transcript(options: Partial<A2AServerOptions>): Promise<Transcrip
 
 describe('GEN-6: a v1.0 push config gets the notifications and answers it got before', () => {
   const update = process.env.A2A_UPDATE_GOLDEN === '1';
-  const golden = (): Transcript =>
-    update ? {} : (JSON.parse(readFileSync(GOLDEN, 'utf8')) as Transcript);
+  const golden = (): Transcript => (update ? {} : (JSON.parse(readFileSync(GOLDEN, 'utf8')) as Transcript));
 
   test('feature off: the golden transcript', async () => {
     const off = await transcript({});
