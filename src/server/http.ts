@@ -161,6 +161,7 @@ class A2AHttpServer implements A2AServer {
           },
           onError,
           obs.push, // one line per delivery attempt (issue 27)
+          Boolean(options.generation), // A2A 1.1 draft: opted-in configs get generations (GEN-6)
         )
       : undefined;
     const handler = options.handler

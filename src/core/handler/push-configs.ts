@@ -10,6 +10,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../../model/schema.js';
 import type { ServerCallContext } from '../context.js';
+import { generationOn } from '../generation.js';
 import { wirePushConfig, type StoredPushConfig } from '../stores/push-config-store.js';
 import { requireTask, scopeOf, type HandlerDependencies } from './dependencies.js';
 import { invalidParam, requirePush } from './refusals.js';
@@ -24,7 +25,8 @@ export async function createTaskPushNotificationConfig(
   requirePush(deps.card());
   if (!request.taskId) throw invalidParam('taskId', 'is required');
   await requireTask(deps, ctx, request.taskId);
-  const stored = await deps.pushStore.put(scopeOf(ctx), pushConfigFor(request, request.taskId, ctx));
+  const config = pushConfigFor(request, request.taskId, ctx, generationOn(deps.generation, ctx));
+  const stored = await deps.pushStore.put(scopeOf(ctx), config);
   return wirePushConfig(stored);
 }
 
@@ -79,14 +81,16 @@ export async function deleteTaskPushNotificationConfig(
 
 /**
  * The config as stored: for `taskId`, with an id (generated when the client gave none), without
- * `tenant`, and with the protocol version of the call that registers it (so a config created by
- * a v0.3 client is notified in v0.3 form, SRV-COMPAT-8). Only the wire fields are taken from
- * `request`: a client cannot set the recorded version.
+ * `tenant`, with the protocol version of the call that registers it (so a config created by
+ * a v0.3 client is notified in v0.3 form, SRV-COMPAT-8), and `generation` when that call opted
+ * in to the A2A 1.1 draft (GEN-6). Only the wire fields are taken from `request`: a client
+ * cannot set what is recorded beside them.
  */
 export function pushConfigFor(
   request: TaskPushNotificationConfig,
   taskId: string,
   ctx: Pick<ServerCallContext, 'protocolVersion'>,
+  generation: boolean,
 ): StoredPushConfig & { id: string; taskId: string } {
   return {
     id: request.id ? request.id : newId(),
@@ -95,6 +99,7 @@ export function pushConfigFor(
     ...(request.token !== undefined ? { token: request.token } : {}),
     ...(request.authentication !== undefined ? { authentication: request.authentication } : {}),
     protocolVersion: ctx.protocolVersion,
+    ...(generation ? { generation: true } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import { pushConfigFor } from './push-configs.js';
 import { invalidParam, notFound, shuttingDown, terminalTask } from './refusals.js';
 import { noop } from './send-duplicates.js';
 import { generationCheck } from './generation-match.js';
+import { generationOn } from '../generation.js';
 
 /** Listens to the task's events from before the agent runs: a stream, or a settlement watch. */
 export interface TaskSubscriber {
@@ -102,7 +103,10 @@ export async function startSend(
         throw error;
       }
     }
-    if (pushConfig) await pushStore.put(scope, pushConfigFor(pushConfig, taskId, ctx));
+    if (pushConfig) {
+      const opted = generationOn(deps.generation, ctx); // GEN-6: recorded with the config
+      await pushStore.put(scope, pushConfigFor(pushConfig, taskId, ctx, opted));
+    }
     // A new task's id is unknown to anyone else: its turn is free.
     const turn = execution ?? turns.take(tenant, taskId)!;
     execution = undefined; // the agent owns the turn from here

@@ -41,6 +41,7 @@ interface Entry {
   configId: string;
   seq: number;
   payload: string;
+  generation: number;
   state: PushDeliveryState;
   attempts: number;
   createdAtMs: number;
@@ -222,6 +223,7 @@ export class MemoryPushOutbox implements PushOutbox {
       configId,
       seq: ++this.#seq,
       payload,
+      generation: record.version,
       state: 'pending',
       attempts: 0,
       createdAtMs: now,
@@ -286,6 +288,7 @@ function view(entry: Entry): PushDelivery {
     configId: entry.configId,
     seq: entry.seq,
     payload: entry.payload,
+    generation: entry.generation,
     state: entry.state,
     attempts: entry.attempts,
     createdAtMs: entry.createdAtMs,

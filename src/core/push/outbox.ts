@@ -4,8 +4,8 @@
  * {@link MemoryPushOutbox}; SQLite and PostgreSQL implementations come with those stores.
  *
  * How a SQL store implements it (one `push_outbox` table: id, tenant, owner, task_id, config_id,
- * seq, payload JSON, state, attempts, created_at, next_attempt_at, lease_owner, lease_until,
- * last_error; and `push_attempts` rows for the operator view):
+ * seq, payload JSON, generation, state, attempts, created_at, next_attempt_at, lease_owner,
+ * lease_until, last_error; and `push_attempts` rows for the operator view):
  * - {@link PushChangeWriter.saveChange} runs the task's compare-and-set UPDATE and
  *   `INSERT INTO push_outbox SELECT ... FROM push_configs WHERE tenant = $1 AND task_id = $2` in
  *   one transaction, so a change is never saved without its notifications nor the reverse.
@@ -36,6 +36,11 @@ export interface PushDelivery {
   readonly seq: number;
   /** The body: the change's `StreamResponse` as JSON text (spec §4.3.3). */
   readonly payload: string;
+  /**
+   * A2A 1.1 draft (GEN-6): the task version this change made (its generation), sent to configs
+   * that opted in. Absent on deliveries enqueued before the outbox recorded it.
+   */
+  readonly generation?: number;
   readonly state: PushDeliveryState;
   /** Attempts made so far. */
   readonly attempts: number;
@@ -83,9 +88,10 @@ export interface PushChangeWriter {
   /**
    * Writes `record` exactly as `store.save(record, expectedVersion)` would (same conflict
    * error) and enqueues one delivery of `event` per push config the task has at that moment,
-   * each after the config's earlier ones. Nothing is enqueued when the save is refused or
-   * `event` is undefined. A SQL store does both in one transaction (it may ignore `store`,
-   * being that store itself). `change`: the TaskManager's hint, as for `TaskStore.save`.
+   * each after the config's earlier ones, with `record.version` as its generation (GEN-6).
+   * Nothing is enqueued when the save is refused or `event` is undefined. A SQL store does both
+   * in one transaction (it may ignore `store`, being that store itself). `change`: the
+   * TaskManager's hint, as for `TaskStore.save`.
    */
   saveChange(
     store: TaskStore,

@@ -17,6 +17,12 @@ export interface StoredPushConfig extends TaskPushNotificationConfig {
    * that version's form (SRV-COMPAT-8). Absent on configs stored before it was recorded: 1.0.
    */
   protocolVersion?: string;
+  /**
+   * A2A 1.1 draft (GEN-6): the call that registered the config opted in (`A2A-Version: 1.1` or
+   * the generation extension), so its notifications carry `generation` while the feature is on.
+   * Absent: v1.0 notifications, byte for byte.
+   */
+  generation?: boolean;
 }
 
 /** A page of configs, ordered by id. */
@@ -43,8 +49,8 @@ export interface PushConfigStore {
 }
 
 /**
- * The config as a client sees it: the wire fields only, so nothing recorded beside them (such as
- * the version) reaches a client, whatever else a stored document holds.
+ * The config as a client sees it: the wire fields only, so nothing recorded beside them (the
+ * version, the generation opt-in) reaches a client, whatever else a stored document holds.
  */
 export function wirePushConfig(config: StoredPushConfig): TaskPushNotificationConfig {
   return {

@@ -4,7 +4,8 @@
  * body in the config's protocol version, the headers), and a sender's result into the
  * outbox settlement.
  */
-import type { Task } from '../../model/schema.js';
+import type { StreamResponse, Task } from '../../model/schema.js';
+import { DRAFT_PROTOCOL_VERSION, GENERATION_EXTENSION, stampEvent } from '../../core/generation.js';
 import type { PushConfigStore, StoredPushConfig } from '../../core/stores/push-config-store.js';
 import type { TaskScope } from '../../core/stores/task-store.js';
 import { isV03PushVersion, pushPayloadFor, type PushPayload } from '../../bindings/compat-v03/push.js';
@@ -61,6 +62,8 @@ export class DeliveryPreparer {
   readonly #retry: RetryPolicy;
   /** Where configs registered by v0.3 clients get the task they are sent (SRV-COMPAT-8). */
   readTask: PushTaskReader | undefined;
+  /** The A2A 1.1 draft support is on: configs that opted in get `generation` (GEN-6). */
+  readonly #generation: boolean;
 
   constructor(
     configs: PushConfigStore,
@@ -68,12 +71,14 @@ export class DeliveryPreparer {
     resolve: HostResolver,
     retry: RetryPolicy,
     readTask: PushTaskReader | undefined,
+    generation = false,
   ) {
     this.#configs = configs;
     this.#policy = policy;
     this.#resolve = resolve;
     this.#retry = retry;
     this.readTask = readTask;
+    this.#generation = generation;
   }
 
   /** Prepares `flights`; `onError` hears the store failures (their flights come back in `failed`). */
@@ -169,10 +174,8 @@ export class DeliveryPreparer {
       const url = parseWebhookUrl(config.url, this.#policy);
       const literal = literalWebhookAddress(url, this.#policy);
       const v03 = isV03PushVersion(config.protocolVersion) && this.readTask !== undefined;
-      if (literal && !v03) {
-        const payload = pushPayloadFor(config.protocolVersion, delivery.payload);
-        return this.#job(config, delivery, url, literal, payload);
-      }
+      if (literal && !v03)
+        return this.#job(config, delivery, url, literal, this.#eventPayload(config, delivery));
       return (async () => {
         const address = literal ?? (await resolveWebhook(url, this.#policy, this.#resolve));
         return this.#job(config, delivery, url, address, await this.#payload(config, delivery));
@@ -187,14 +190,20 @@ export class DeliveryPreparer {
     delivery: PushDelivery,
     url: URL,
     address: CheckedAddress,
-    payload: PushPayload,
+    payload: GenerationPayload,
   ): SendJob {
+    const headers = headersOf(config, delivery, payload);
+    if (payload.generation) {
+      // GEN-6: the POST names what the body speaks, as the registering call named it.
+      if (config.protocolVersion === DRAFT_PROTOCOL_VERSION) headers['A2A-Version'] = DRAFT_PROTOCOL_VERSION;
+      else headers['A2A-Extensions'] = GENERATION_EXTENSION;
+    }
     return {
       id: delivery.id,
       url: url.href,
       address: address.address,
       family: address.family,
-      headers: headersOf(config, delivery, payload),
+      headers,
       body: payload.body,
     };
   }
@@ -203,14 +212,37 @@ export class DeliveryPreparer {
    * The body in the form the config was registered with (SRV-COMPAT-8): the outbox's v1.0
    * StreamResponse as is, or for a v0.3 config the v0.3 form, built now from the task as it is.
    */
-  async #payload(config: StoredPushConfig, delivery: PushDelivery): Promise<PushPayload> {
+  async #payload(config: StoredPushConfig, delivery: PushDelivery): Promise<GenerationPayload> {
     const version = config.protocolVersion;
-    const task =
-      isV03PushVersion(version) && this.readTask
-        ? await this.readTask({ tenant: delivery.tenant, owner: delivery.owner }, delivery.taskId)
-        : undefined;
+    if (!isV03PushVersion(version)) return this.#eventPayload(config, delivery);
+    const task = this.readTask
+      ? await this.readTask({ tenant: delivery.tenant, owner: delivery.owner }, delivery.taskId)
+      : undefined;
     return pushPayloadFor(version, delivery.payload, task);
   }
+
+  /**
+   * The body made from the change alone. A v1.0 config's is the outbox's StreamResponse byte
+   * for byte, with the change's generation added when the config opted in to the A2A 1.1
+   * draft, the feature is on and the delivery knows its generation (rows enqueued before it
+   * was recorded do not) (GEN-6). A v0.3 config's (no task to read) is the change in v0.3 form.
+   */
+  #eventPayload(config: StoredPushConfig, delivery: PushDelivery): GenerationPayload {
+    const payload = pushPayloadFor(config.protocolVersion, delivery.payload);
+    const opted = this.#generation && config.generation === true && !isV03PushVersion(config.protocolVersion);
+    if (!opted || delivery.generation === undefined) return payload;
+    const event = JSON.parse(delivery.payload) as StreamResponse;
+    return {
+      ...payload,
+      body: JSON.stringify(stampEvent(event, delivery.generation)),
+      generation: true,
+    };
+  }
+}
+
+/** A body, and whether it carries the change's generation (then the POST says so). */
+interface GenerationPayload extends PushPayload {
+  readonly generation?: boolean;
 }
 
 /** The headers of a notification; the sender adds the signature. */

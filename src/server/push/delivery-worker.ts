@@ -54,6 +54,11 @@ export interface PushDeliveryWorkerOptions extends WebhookLimits {
    * the event in v0.3 form.
    */
   readTask?: PushTaskReader;
+  /**
+   * A2A 1.1 draft (GEN-6): the server's draft support is on, so configs registered by a call
+   * that opted in get each change's `generation`. @default false (every config is notified as v1.0)
+   */
+  generation?: boolean;
   /** TLS of https: webhooks (extra trusted CAs). */
   tls?: WebhookTls;
   /** Most POSTs in flight at once. @default 16 */
@@ -121,6 +126,7 @@ export class PushDeliveryWorker {
       options.resolve ?? systemResolver,
       options.retry ?? new RetryPolicy(),
       options.readTask,
+      options.generation === true,
     );
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
     const timeoutMs = options.timeoutMs ?? 15_000;

@@ -73,8 +73,16 @@ export class PushHosting {
   readonly #policy: AddressPolicy;
   readonly #resolve: HostResolver | undefined;
 
-  /** `log` gets one line per delivery attempt (the server's logger, secrets masked). */
-  constructor(options: PushOptions, onError?: (error: unknown) => void, log?: PushLogger) {
+  /**
+   * `log` gets one line per delivery attempt (the server's logger, secrets masked);
+   * `generation`: the A2A 1.1 draft support is on (GEN-6).
+   */
+  constructor(
+    options: PushOptions,
+    onError?: (error: unknown) => void,
+    log?: PushLogger,
+    generation = false,
+  ) {
     this.configs = options.configStore ?? new MemoryPushConfigStore();
     this.outbox = options.outbox ?? new MemoryPushOutbox(this.configs);
     this.signer = options.signingKey === false ? undefined : new NotificationSigner(options.signingKey);
@@ -98,6 +106,7 @@ export class PushHosting {
       outbox: log ? loggedOutbox(this.outbox, this.configs, log, onError ?? (() => undefined)) : this.outbox,
       configs: this.configs,
       retry: new RetryPolicy(options),
+      generation,
       addressPolicy: this.#policy,
       ...(options.resolve ? { resolve: options.resolve } : {}),
       ...(this.signer ? { signer: this.signer } : {}),

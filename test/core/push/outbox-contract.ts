@@ -90,7 +90,7 @@ export function outboxContract(name: string, open: () => Promise<OutboxUnderTest
 
   describe(`push outbox contract: ${name}`, () => {
     test(
-      'one delivery per config, the StreamResponse as payload, the task saved with it; nothing when the save is refused',
+      'one delivery per config, the StreamResponse as payload and its generation, the task saved with it; nothing when the save is refused',
       withOutbox(async (s) => {
         await addConfigs(s, 't1', ['a', 'b']);
         const change = changer(s, 't1');
@@ -109,6 +109,7 @@ export function outboxContract(name: string, open: () => Promise<OutboxUnderTest
         assert.deepEqual(claimed.map((d) => d.configId).sort(), ['a', 'b']);
         assert.deepEqual(JSON.parse(claimed[0]!.payload), event('t1', 1));
         for (const d of claimed) {
+          assert.equal(d.generation, 1, 'the task version the change made (GEN-6)');
           assert.equal(d.state, 'pending');
           assert.equal(d.attempts, 0);
           assert.equal(d.taskId, 't1');
@@ -163,6 +164,7 @@ export function outboxContract(name: string, open: () => Promise<OutboxUnderTest
         assert.equal(await s.outbox.settle(again[0]!.id, 'w2', delivered, { outcome: 'delivered' }), true);
         const next = await s.outbox.claim('w1', 10, 60_000);
         assert.equal(messageOf(next[0]!.payload), 'm2');
+        assert.equal(next[0]!.generation, 2);
         const done = await s.outbox.get(first[0]!.id);
         assert.equal(done?.state, 'delivered');
         assert.equal(done?.attempts, 2);

@@ -76,7 +76,12 @@ export function durableOutboxTests(
         assert.equal(again?.id, id, 'the same head, first again');
         assert.equal(again?.attempts, 1);
         assert.deepEqual(await second.outbox.attempts(id), [failed(1)]);
-        assert.equal((await second.outbox.list({ state: 'pending', limit: 10 })).length, 3);
+        const kept = await second.outbox.list({ state: 'pending', limit: 10 });
+        assert.deepEqual(
+          kept.map((d) => d.generation),
+          [3, 2, 1],
+          'each with its generation (GEN-6), newest first',
+        );
       } finally {
         await second.close();
       }

@@ -162,9 +162,19 @@ describe('PostgresPushOutbox.stageChange', () => {
       ),
     );
     assert.equal((await rowWrites()) - before, 1, 'one row write for three changes');
-    const { rows } = await sql.query<{ config_id: string; payload: string; head: boolean }>(
-      `SELECT config_id, payload, head FROM ${schema}.a2a_push_outbox WHERE state = 'pending' ORDER BY seq`,
+    const { rows } = await sql.query<{
+      config_id: string;
+      payload: string;
+      head: boolean;
+      generation: string;
+    }>(
+      `SELECT config_id, payload, head, generation FROM ${schema}.a2a_push_outbox WHERE state = 'pending' ORDER BY seq`,
     );
+    // Each notification keeps the version its own change made (GEN-6).
+    for (const row of rows) {
+      const n = (JSON.parse(row.payload) as StreamResponse).statusUpdate?.metadata?.n;
+      assert.equal(Number(row.generation), n);
+    }
     const order = (config: string) =>
       rows
         .filter((r) => r.config_id === config)
@@ -195,6 +205,23 @@ describe('PostgresPushOutbox.stageChange', () => {
       }
     }
     assert.deepEqual(seen, [2, 3, 4]);
+
+    // A chain whose only notification is not its last change's: it keeps its own version.
+    await Promise.all([
+      pushOutbox.stageChange!(taskStore, record('t', 5, TaskState.WORKING, 5), 4, statusEvent('t', 5), {
+        statusUnchanged: true,
+      }),
+      pushOutbox.stageChange!(taskStore, record('t', 6, TaskState.WORKING, 5), 5, undefined, {
+        statusUnchanged: true,
+      }),
+    ]);
+    const later = await sql.query<{ generation: string }>(
+      `SELECT generation FROM ${schema}.a2a_push_outbox WHERE state = 'pending' AND config_id = 'a'`,
+    );
+    assert.deepEqual(
+      later.rows.map((r) => Number(r.generation)),
+      [5],
+    );
   });
 });
 

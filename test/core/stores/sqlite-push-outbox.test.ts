@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { Role, TaskState } from '../../../src/model/enums.js';
 import type { StreamResponse } from '../../../src/model/schema.js';
 import { openStores, type OpenStoresOptions } from '../../../src/core/stores/open.js';
 import type { StoredTask } from '../../../src/core/stores/task-store.js';
 import { SqlitePushOutbox } from '../../../src/core/stores/sqlite/push-outbox.js';
+import { migrate } from '../../../src/core/stores/sqlite/database.js';
 import { outboxContract, type OutboxUnderTest } from '../push/outbox-contract.js';
 import { durableOutboxTests } from './durable-outbox.js';
 
@@ -63,7 +65,7 @@ function statusEvent(taskId: string, n: number): StreamResponse {
 }
 
 describe('sqlite push outbox', () => {
-  test('staged changes queued together are one row write with every notification, in order', async () => {
+  test('staged changes queued together are one row write with every notification, in order, each with its generation', async () => {
     const subject = openFile(join(dir, `staged-${n++}.sqlite`));
     try {
       const outbox = subject.outbox as SqlitePushOutbox;
@@ -92,6 +94,44 @@ describe('sqlite push outbox', () => {
           .map((row) => (JSON.parse(row.payload) as StreamResponse).statusUpdate!.status.message!.messageId);
       assert.deepEqual(byConfig('a'), ['m2', 'm3', 'm4']);
       assert.deepEqual(byConfig('b'), ['m2', 'm3', 'm4']);
+      // GEN-6: each notification has its own stage's version, not the row's latest.
+      const generations = rows.filter((row) => row.configId === 'a').sort((x, y) => x.seq - y.seq);
+      assert.deepEqual(
+        generations.map((row) => row.generation),
+        [2, 3, 4],
+      );
+    } finally {
+      await subject.close();
+    }
+  });
+
+  test('GEN-6: a file of schema 8 keeps its pending notifications (no generation); the next ones have theirs', async () => {
+    const path = join(dir, `v8-${n++}.sqlite`);
+    const old = new Database(path);
+    migrate(old, path, 8);
+    old
+      .prepare(
+        `INSERT INTO a2a_push_outbox (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
+         VALUES ('before', '', 'alice', 't', 'a', ?, 'pending', 1, 1, 1)`,
+      )
+      .run(JSON.stringify(statusEvent('t', 1)));
+    old.close();
+    const subject = openFile(path);
+    try {
+      await subject.taskStore.save(workingRecord('t', 1), 0);
+      await subject.configs.put(scope, { id: 'a', taskId: 't', url: 'https://example.com/a' });
+      await subject.outbox.saveChange(subject.taskStore, workingRecord('t', 2), 1, statusEvent('t', 2));
+      const [first] = await subject.outbox.claim('w', 10, 60_000);
+      assert.equal(first?.id, 'before', 'the row from before the migration, still first');
+      assert.equal(first?.generation, undefined);
+      await subject.outbox.settle(
+        'before',
+        'w',
+        { atMs: 1, durationMs: 1, ok: true },
+        { outcome: 'delivered' },
+      );
+      const [next] = await subject.outbox.claim('w', 10, 60_000);
+      assert.equal(next?.generation, 2);
     } finally {
       await subject.close();
     }

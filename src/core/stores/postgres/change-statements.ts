@@ -4,7 +4,7 @@
  * several when staged changes were joined), only when the row was written.
  */
 import type pg from 'pg';
-import { MAX_CONFIGS_PER_TASK } from '../sql/push-outbox-rows.js';
+import { MAX_CONFIGS_PER_TASK, type QueuedNotification } from '../sql/push-outbox-rows.js';
 import { eventLogJson, trimBelow } from '../sql/event-log.js';
 import { TaskVersionConflictError, type EventLogWrite, type StoredTask } from '../task-store.js';
 import { eventLogCtes } from './event-log-sql.js';
@@ -16,12 +16,15 @@ interface ChangeRow {
   queued: string;
 }
 
-/** Enqueues the change's notification (`$p` payload, `$n` now) once `saved` wrote the task row. */
+/**
+ * Enqueues the change's notification (`$p` payload, `$n` now) once `saved` wrote the task row;
+ * its generation is the version written (`$7`, GEN-6).
+ */
 function enqueueSql(p: number, n: number): string {
   return `queued AS (
     INSERT INTO a2a_push_outbox
-      (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
-    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, $${p}, 'pending',
+      (id, tenant, owner, task_id, config_id, payload, generation, state, head, created_ms, next_attempt_ms)
+    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, $${p}, $7::bigint, 'pending',
       a2a_push_is_head(c.tenant, c.owner, c.task_id, c.id), $${n}, $${n}
     FROM a2a_push_configs c
     WHERE c.tenant = $1 AND c.owner = $2 AND c.task_id = $3 AND $${p}::text IS NOT NULL
@@ -33,20 +36,21 @@ function enqueueSql(p: number, n: number): string {
 
 /**
  * The same for several changes joined into one row write (staged): `$p` is a JSON array of
- * payloads, enqueued in order per config (so in `seq` order); only a config's first one can be
- * its head, the later ones queue behind it.
+ * `{payload, generation}` (each stage's own version), enqueued in order per config (so in `seq`
+ * order); only a config's first one can be its head, the later ones queue behind it.
  */
 function enqueueManySql(p: number, n: number): string {
   return `queued AS (
     INSERT INTO a2a_push_outbox
-      (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
-    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, e.payload, 'pending',
+      (id, tenant, owner, task_id, config_id, payload, generation, state, head, created_ms, next_attempt_ms)
+    SELECT gen_random_uuid()::text, c.tenant, c.owner, c.task_id, c.id, e.payload, e.generation, 'pending',
       e.n = 1 AND a2a_push_is_head(c.tenant, c.owner, c.task_id, c.id), $${n}, $${n}
     FROM (
       SELECT tenant, owner, task_id, id FROM a2a_push_configs
       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND EXISTS (SELECT 1 FROM saved)
       ORDER BY id LIMIT ${MAX_CONFIGS_PER_TASK}) c
-    CROSS JOIN json_array_elements_text($${p}::json) WITH ORDINALITY AS e(payload, n)
+    CROSS JOIN ROWS FROM (json_to_recordset($${p}::json) AS (payload text, generation bigint))
+      WITH ORDINALITY AS e(payload, generation, n)
     ORDER BY e.n, c.id
     RETURNING 1)
   SELECT (SELECT count(*) FROM saved) AS saved, (SELECT count(*) FROM queued) AS queued`;
@@ -76,17 +80,18 @@ function changeSql(insert: boolean, many: boolean, logged: boolean): string {
   return sql;
 }
 
-/** The row write of `record` with its notifications (`payloads`: one per change, in order). */
+/** The row write of `record` with its notifications (`payloads`: one per change, in order, with the version it made). */
 export function changeStatement(
   record: StoredTask,
   expectedVersion: number,
-  payloads: readonly string[],
+  payloads: readonly QueuedNotification[],
   log: EventLogWrite | undefined,
 ): TaskRowStatement {
   const task = record.task;
   const doc = JSON.stringify(task);
-  const many = payloads.length > 1;
-  const payload = many ? JSON.stringify(payloads) : (payloads[0] ?? null);
+  // One whose change made the version written: its generation is that version ($7).
+  const many = payloads.length > 1 || (payloads.length === 1 && payloads[0]!.generation !== record.version);
+  const payload = many ? JSON.stringify(payloads) : (payloads[0]?.payload ?? null);
   const row = [
     record.tenant,
     record.owner,

@@ -121,7 +121,7 @@ export class PostgresPushOutbox implements PushOutbox {
   ): Promise<void> {
     // `_store` is this database's task store (or a wrapper of it): the row is written here.
     if (record.version !== expectedVersion + 1) throw new TaskVersionConflictError(record.task.id);
-    const payloads = event ? [JSON.stringify(event)] : [];
+    const payloads = event ? [{ payload: JSON.stringify(event), generation: record.version }] : [];
     // The row and its notifications are one statement: one point (the enqueue) when it carries an event.
     faultAt?.(
       payloads.length > 0 ? 'push.outbox.enqueue' : expectedVersion === 0 ? 'task.create' : 'task.update',

@@ -13,6 +13,7 @@ import {
   type SaveChange,
   type StoredTask,
 } from '../task-store.js';
+import type { QueuedNotification } from '../sql/push-outbox-rows.js';
 import { faultAt } from '../fault-points.js';
 import { isTransient, type BatchedWrite, type PostgresDatabase } from './database.js';
 
@@ -94,8 +95,8 @@ export function taskRowWrite<T>(
 export interface StagedChain {
   record: StoredTask;
   readonly expectedVersion: number;
-  /** The push notification of each stage that has one, in order. */
-  readonly payloads: string[];
+  /** The push notification of each stage that has one, in order, with the version it made. */
+  readonly payloads: QueuedNotification[];
   /** The event log entries of the stages, in order (GEN-5; only when the log is on). */
   log: { events: LoggedTaskEvent[]; keep: number } | undefined;
 }
@@ -164,7 +165,7 @@ export class StagedRowWrites<T> {
     const open = this.#open.get(key);
     if (open && open.chain.record.version === expectedVersion) {
       open.chain.record = record;
-      if (payload !== undefined) open.chain.payloads.push(payload);
+      if (payload !== undefined) open.chain.payloads.push({ payload, generation: record.version });
       if (change?.log) {
         if (open.chain.log) open.chain.log.events.push(...change.log.events);
         else open.chain.log = { events: [...change.log.events], keep: change.log.keep };
@@ -176,7 +177,7 @@ export class StagedRowWrites<T> {
     const chain: StagedChain = {
       record,
       expectedVersion,
-      payloads: payload === undefined ? [] : [payload],
+      payloads: payload === undefined ? [] : [{ payload, generation: record.version }],
       log: change?.log && { events: [...change.log.events], keep: change.log.keep },
     };
     const entry = { chain, written: undefined as unknown as Promise<T> };

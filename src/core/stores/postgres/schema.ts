@@ -173,4 +173,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, owner, task_id, generation)
   );
   `,
+  // 8: A2A 1.1 draft (issue 31, GEN-6): as SQLite's migration 9, each notification's
+  // generation. A nullable column without a default: adding it rewrites no row.
+  `
+  ALTER TABLE a2a_push_outbox ADD COLUMN generation bigint;
+  `,
 ];

@@ -40,6 +40,12 @@ export function outboxSettings(options: SqlPushOutboxOptions): SqlPushOutboxSett
   };
 }
 
+/** A change's notification as a SQL outbox enqueues it: the v1.0 body and the generation it made (GEN-6). */
+export interface QueuedNotification {
+  readonly payload: string;
+  readonly generation: number;
+}
+
 /** Most configs of one task that get a notification (as the memory outbox). */
 export const MAX_CONFIGS_PER_TASK = 1000;
 
@@ -48,7 +54,7 @@ export const PRUNE_CHUNK = 1000;
 
 /** Columns read back for a delivery, in the order {@link deliveryOf} expects. */
 export const DELIVERY_COLUMNS =
-  'id, tenant, owner, task_id, config_id, seq, payload, state, attempts, created_ms, next_attempt_ms, last_error';
+  'id, tenant, owner, task_id, config_id, seq, payload, generation, state, attempts, created_ms, next_attempt_ms, last_error';
 
 /** A delivery row (bigint columns arrive as text from `pg`). */
 export interface DeliveryRow {
@@ -59,6 +65,8 @@ export interface DeliveryRow {
   config_id: string;
   seq: number | string;
   payload: string;
+  /** The task version the change made (GEN-6); NULL on rows enqueued before it was recorded. */
+  generation: number | string | null;
   state: string;
   attempts: number;
   created_ms: number | string;
@@ -86,6 +94,7 @@ export function deliveryOf(row: DeliveryRow): PushDelivery {
     configId: row.config_id,
     seq: num(row.seq),
     payload: row.payload,
+    ...(row.generation !== null ? { generation: num(row.generation) } : {}),
     state: row.state as PushDeliveryState,
     attempts: row.attempts,
     createdAtMs: num(row.created_ms),

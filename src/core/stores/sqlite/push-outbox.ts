@@ -29,6 +29,7 @@ import {
   PRUNE_CHUNK,
   type AttemptRow,
   type DeliveryRow,
+  type QueuedNotification,
   type SqlPushOutboxOptions,
   type SqlPushOutboxSettings,
 } from '../sql/push-outbox-rows.js';
@@ -73,7 +74,7 @@ export class SqlitePushOutbox implements PushOutbox {
       record: StoredTask,
       expectedVersion: number,
       doc: string,
-      payloads: readonly string[],
+      payloads: readonly QueuedNotification[],
       change: SaveChange | undefined,
       configIds: readonly string[],
     ) => number
@@ -100,8 +101,8 @@ export class SqlitePushOutbox implements PushOutbox {
       .pluck();
     this.#enqueue = db.prepare(
       `INSERT INTO a2a_push_outbox
-         (id, tenant, owner, task_id, config_id, payload, state, head, created_ms, next_attempt_ms)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending',
+         (id, tenant, owner, task_id, config_id, payload, generation, state, head, created_ms, next_attempt_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending',
          NOT EXISTS (SELECT 1 FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending'), ?, ?)`,
     );
     this.#claim = db.prepare(
@@ -159,7 +160,7 @@ export class SqlitePushOutbox implements PushOutbox {
       (record, expectedVersion, doc, payloads, change, configIds) => {
         writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
         let queued = 0;
-        for (const payload of payloads) queued += this.#enqueueRows(record, payload, configIds);
+        for (const notification of payloads) queued += this.#enqueueRows(record, notification, configIds);
         return queued;
       },
     );
@@ -189,7 +190,7 @@ export class SqlitePushOutbox implements PushOutbox {
       return Promise.reject(new TaskVersionConflictError(record.task.id));
     }
     const doc = JSON.stringify(record.task);
-    const payloads = event ? [JSON.stringify(event)] : [];
+    const payloads = event ? [{ payload: JSON.stringify(event), generation: record.version }] : [];
     return this.database
       .write(() => {
         faultAt?.(expectedVersion === 0 ? 'task.create' : 'task.update');
@@ -218,7 +219,7 @@ export class SqlitePushOutbox implements PushOutbox {
     record: StoredTask,
     expectedVersion: number,
     doc: string,
-    payloads: readonly string[],
+    payloads: readonly QueuedNotification[],
     change: SaveChange | undefined,
   ): number {
     const task = record.task;
@@ -234,7 +235,7 @@ export class SqlitePushOutbox implements PushOutbox {
     return this.#saveWithNotifications(record, expectedVersion, doc, payloads, change, configIds);
   }
 
-  #enqueueRows(record: StoredTask, payload: string, configIds: readonly string[]): number {
+  #enqueueRows(record: StoredTask, notification: QueuedNotification, configIds: readonly string[]): number {
     const task = record.task;
     const now = Date.now();
     for (const id of configIds) {
@@ -244,7 +245,8 @@ export class SqlitePushOutbox implements PushOutbox {
         record.owner,
         task.id,
         id,
-        payload,
+        notification.payload,
+        notification.generation,
         record.tenant,
         record.owner,
         task.id,

@@ -165,4 +165,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, owner, task_id, generation)
   ) WITHOUT ROWID;
   `,
+  // 9: A2A 1.1 draft (issue 31, GEN-6): each notification's generation (the task version its
+  // change made), for configs registered by a call that opted in. NULL on the rows before.
+  `
+  ALTER TABLE a2a_push_outbox ADD COLUMN generation INTEGER;
+  `,
 ];

@@ -11,19 +11,20 @@ import {
   type SaveChange,
   type StoredTask,
 } from '../task-store.js';
+import type { QueuedNotification } from '../sql/push-outbox-rows.js';
 import type { SqliteDatabase } from './database.js';
 import { faultAt } from '../fault-points.js';
 
 /**
  * Writes one staged row: the latest record, the first stage's expected version, the task as
- * JSON, and the push payloads of every stage in order (empty without a push outbox). Returns
- * how many notifications it enqueued.
+ * JSON, and the push notifications of every stage in order, each with its stage's version as
+ * its generation (empty without a push outbox). Returns how many notifications it enqueued.
  */
 export type StagedRowWriter = (
   record: StoredTask,
   expectedVersion: number,
   doc: string,
-  payloads: readonly string[],
+  payloads: readonly QueuedNotification[],
   change: SaveChange | undefined,
 ) => number;
 
@@ -35,8 +36,8 @@ interface StagedRow {
   statusUnchanged: boolean;
   /** The state the chain replaces (the first stage's hint). */
   readonly previousState: SaveChange['previousState'];
-  /** The push payloads of the chain's stages, in order. */
-  readonly payloads: string[];
+  /** The push notifications of the chain's stages, in order. */
+  readonly payloads: QueuedNotification[];
   /** The event log entries of the chain's stages, in order (GEN-5; only when the log is on). */
   log?: { events: LoggedTaskEvent[]; keep: number };
   written?: Promise<void>;
@@ -64,7 +65,7 @@ export class StagedTaskWrites {
     if (open && open.record.version === expectedVersion) {
       open.record = record;
       if (change?.statusUnchanged === false) open.statusUnchanged = false;
-      if (payload !== undefined) open.payloads.push(payload);
+      if (payload !== undefined) open.payloads.push({ payload, generation: record.version });
       if (change?.log) appendLog(open, change.log);
       return open.written!;
     }
@@ -75,7 +76,7 @@ export class StagedTaskWrites {
       expectedVersion,
       statusUnchanged: change?.statusUnchanged !== false,
       previousState: change?.previousState,
-      payloads: payload === undefined ? [] : [payload],
+      payloads: payload === undefined ? [] : [{ payload, generation: record.version }],
     };
     if (change?.log) appendLog(row, change.log);
     this.#open.set(key, row);
