@@ -83,7 +83,12 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
         ...(secrets ? { secrets } : {}),
       }),
       taskStore: traceTaskStore(taskStore),
-      eventBus: logger || metricsLive ? observeEventBus(eventBus, { logger, instruments }) : eventBus,
+      // Task states are logged at debug only: at info without metrics the watch would do work
+      // nobody sees (a map entry and no-op instruments per event). The level is read here, once.
+      eventBus:
+        metricsLive || logger?.isLevelEnabled('debug')
+          ? observeEventBus(eventBus, { logger, instruments })
+          : eventBus,
     }),
     handler: (handler) => withClose(interceptHandler(handler, interceptors), handler),
   };
