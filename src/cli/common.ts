@@ -16,7 +16,9 @@ import {
   A2ANoCompatibleInterfaceError,
   A2ATimeoutError,
   A2ATransportError,
+  A2AUntrustedInterfaceError,
 } from '../errors/client-errors.js';
+import { credentialOrigin } from '../client/credential-scope.js';
 import type { AgentCard } from '../model/schema.js';
 import { EXIT } from './exit-codes.js';
 
@@ -76,6 +78,8 @@ export interface ConnectionOptions {
   token?: string;
   apiKey?: string;
   header?: string[];
+  /** More origins `--token` / `--api-key` may be sent to (CLI-AUTH-3). */
+  credentialOrigin?: string[];
   tenant?: string;
   timeout?: number;
   binding?: string;
@@ -99,6 +103,17 @@ export function parseDuration(value: string): number {
 
 const collectHeader = (value: string, previous: string[] = []) => [...previous, value];
 
+/**
+ * The origins credentials may go to: the agent URL's (the card is fetched there), then those of
+ * `--credential-origin`. An interface of the card elsewhere gets no credentials (CLI-AUTH-3).
+ */
+function credentialOriginsOf(base: string, opts: ConnectionOptions): string[] {
+  for (const entry of opts.credentialOrigin ?? []) {
+    if (!credentialOrigin(entry)) throw new UsageError(`--credential-origin: not an origin: ${entry}`);
+  }
+  return [base, ...(opts.credentialOrigin ?? [])];
+}
+
 /** Adds the connection options to `command`. */
 export function withConnectionOptions(command: Command): Command {
   return command
@@ -107,6 +122,11 @@ export function withConnectionOptions(command: Command): Command {
     .option(
       '--header <K:V>',
       'extra header on every request, card fetch included (repeatable)',
+      collectHeader,
+    )
+    .option(
+      '--credential-origin <origin>',
+      "also send --token / --api-key to this origin when the card's interfaces are elsewhere (repeatable)",
       collectHeader,
     )
     .option('--tenant <tenant>', 'tenant to address')
@@ -190,14 +210,16 @@ export async function connect(
   const target: AgentCard = opts.tenant
     ? { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, tenant: opts.tenant! })) }
     : card;
-  return (await A2AClient.connect(target, clientOptions(opts))) as A2AClient & { readonly card: AgentCard };
+  const options = { ...clientOptions(opts), credentialOrigins: credentialOriginsOf(base, opts) };
+  return (await A2AClient.connect(target, options)) as A2AClient & { readonly card: AgentCard };
 }
 
 /** The exit code for an error thrown by a command. */
 export function exitCodeOfError(error: unknown): number {
   if (error instanceof UsageError) return EXIT.usage;
   if (error instanceof A2AInvalidResponseError || error instanceof A2AError) return EXIT.protocol;
-  if (error instanceof A2ANoCompatibleInterfaceError) return EXIT.protocol;
+  if (error instanceof A2ANoCompatibleInterfaceError || error instanceof A2AUntrustedInterfaceError)
+    return EXIT.protocol;
   if (error instanceof A2ATransportError && error.status !== undefined && error.status !== 404)
     return EXIT.protocol;
   if (

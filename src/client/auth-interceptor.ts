@@ -1,12 +1,14 @@
 /**
  * Credentials as interceptors: each attempt asks the auth handler for its headers (and query
- * parameters), and a call refused as unauthenticated is sent once more when the handler says a
- * retry may succeed (an OAuth token refreshed after a 401, CLI-AUTH-1).
+ * parameters), once the interface it goes to may have them (CLI-AUTH-3), and a call refused as
+ * unauthenticated is sent once more when the handler says a retry may succeed (an OAuth token
+ * refreshed after a 401, CLI-AUTH-1).
  */
 import { A2AError } from '../errors/index.js';
 import type { A2AMethod } from '../model/operations.js';
 import type { ResponseOf } from '../bindings/transport.js';
-import type { AuthContext, AuthHandler } from './auth.js';
+import { apiKeyAuth, bearerAuth, type AuthContext, type AuthHandler } from './auth.js';
+import type { A2AClientOptions } from './options.js';
 import {
   openStream,
   reopenBeforeFirstEvent,
@@ -18,9 +20,18 @@ import {
 /** The cards an auth handler is told about: the one in use and, when its signature was checked, that one. */
 export type AuthCards = () => Omit<AuthContext, 'method'>;
 
-/** Adds `auth`'s credentials to every attempt; `cards` gives the card its schemes are read from. */
-export function credentialsInterceptor(auth: AuthHandler, cards: AuthCards): ClientInterceptor {
+/**
+ * Adds `auth`'s credentials to every attempt; `cards` gives the card its schemes are read from.
+ * `mayCarry` throws when the attempt's interface may not be sent credentials: the call then
+ * fails before the handler is asked (no token is fetched) and before anything is sent.
+ */
+export function credentialsInterceptor(
+  auth: AuthHandler,
+  cards: AuthCards,
+  mayCarry: (call: ClientCall) => void = () => undefined,
+): ClientInterceptor {
   return (next) => async (call) => {
+    mayCarry(call);
     const creds = await auth.credentials({ ...cards(), method: call.method });
     const options = { ...call.options, headers: { ...call.options.headers, ...creds.headers } };
     if (creds.query) options.query = { ...options.query, ...creds.query };
@@ -54,4 +65,29 @@ export function reauthInterceptor(auth: AuthHandler, cards: AuthCards): ClientIn
         return next(call);
       });
     };
+}
+
+/**
+ * The headers of the card fetch in `A2AClient.connect`: `headers`, the credentials of
+ * `auth` (asked without a card, since none is known yet), then `card.headers`, which win.
+ */
+export async function cardFetchHeaders(options: A2AClientOptions): Promise<Record<string, string>> {
+  const headers: Record<string, string> = { ...options.headers };
+  const handler = authHandlerOf(options.auth);
+  if (handler) {
+    const creds = await handler.credentials({ method: 'GetAgentCard' });
+    Object.assign(headers, creds.headers);
+  }
+  return { ...headers, ...options.card?.headers };
+}
+
+/** The handler of the `auth` option (its shorthands made handlers). */
+export function authHandlerOf(a: A2AClientOptions['auth']): AuthHandler | undefined {
+  return !a
+    ? undefined
+    : 'credentials' in a
+      ? a
+      : 'bearer' in a
+        ? bearerAuth(a.bearer)
+        : apiKeyAuth(a.apiKey);
 }

@@ -20,8 +20,14 @@ import type {
 import type { CallOptions, RequestOf, ResponseOf, Transport } from '../bindings/transport.js';
 import { AgentCardResolver } from './card-resolver.js';
 import { createTransport, selectInterface, usableInterfaces } from './binding-selection.js';
-import { bearerAuth, apiKeyAuth, type AuthHandler } from './auth.js';
-import { credentialsInterceptor, reauthInterceptor } from './auth-interceptor.js';
+import type { AuthHandler } from './auth.js';
+import {
+  authHandlerOf,
+  cardFetchHeaders,
+  credentialsInterceptor,
+  reauthInterceptor,
+} from './auth-interceptor.js';
+import { CredentialScope } from './credential-scope.js';
 import { traceContextInterceptor } from './tracing.js';
 import { applyInterceptors, newCall, type ClientInterceptor, type ClientNext } from './interceptor.js';
 import { InterfacePool } from './failover.js';
@@ -48,30 +54,6 @@ export {
 /** A client made by {@link A2AClient.connect}: it always has the agent's card. */
 export type ConnectedA2AClient = A2AClient & { readonly card: AgentCard };
 
-/**
- * The headers of the card fetch in {@link A2AClient.connect}: `headers`, the credentials of
- * `auth` (asked without a card, since none is known yet), then `card.headers`, which win.
- */
-async function cardFetchHeaders(options: A2AClientOptions): Promise<Record<string, string>> {
-  const headers: Record<string, string> = { ...options.headers };
-  const handler = authHandlerOf(options.auth);
-  if (handler) {
-    const creds = await handler.credentials({ method: 'GetAgentCard' });
-    Object.assign(headers, creds.headers);
-  }
-  return { ...headers, ...options.card?.headers };
-}
-
-function authHandlerOf(a: A2AClientOptions['auth']): AuthHandler | undefined {
-  return !a
-    ? undefined
-    : 'credentials' in a
-      ? a
-      : 'bearer' in a
-        ? bearerAuth(a.bearer)
-        : apiKeyAuth(a.apiKey);
-}
-
 type StreamMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
 /** An A2A agent, reached through one transport chosen from its card. */
@@ -86,6 +68,8 @@ export class A2AClient {
   private publicCardVerified = false;
   private extended: { card: AgentCard; publicVersion: string | undefined } | undefined;
   private cardSource: { resolver: AgentCardResolver; url: string } | undefined;
+  /** Where credentials may go (CLI-AUTH-3); `connect(url)` adds the URL's origin. */
+  private readonly scope: CredentialScope;
 
   constructor(
     transport: Transport,
@@ -95,6 +79,7 @@ export class A2AClient {
     this.pool = new InterfacePool(transport);
     this.publicCard = card;
     this.auth = authHandlerOf(options.auth);
+    this.scope = new CredentialScope(options.credentialOrigins);
     const currentCard = () => ({
       card: this.card,
       ...(this.publicCardVerified && this.publicCard ? { verifiedCard: this.publicCard } : {}),
@@ -104,7 +89,12 @@ export class A2AClient {
     const chain: ClientInterceptor[] = [retryInterceptor(options.retry)];
     if (this.auth) chain.push(reauthInterceptor(this.auth, currentCard));
     chain.push((next) => (call) => this.pool.route(next, call));
-    if (this.auth) chain.push(credentialsInterceptor(this.auth, currentCard));
+    if (this.auth)
+      chain.push(
+        credentialsInterceptor(this.auth, currentCard, (call) =>
+          this.scope.check(call.transport, currentCard().verifiedCard),
+        ),
+      );
     chain.push(traceContextInterceptor); // observability (issue 15): W3C traceparent on every binding
     chain.push(...(options.interceptors ?? []));
     this.run = applyInterceptors(chain);
@@ -118,6 +108,7 @@ export class A2AClient {
     urlOrCard: string | AgentCard,
     options: A2AClientOptions = {},
   ): Promise<ConnectedA2AClient> {
+    new CredentialScope(options.credentialOrigins); // a bad entry fails before any request
     let card: AgentCard;
     let resolver: AgentCardResolver | undefined;
     let verified = false;
@@ -142,13 +133,16 @@ export class A2AClient {
     const compatV03 = options.compatV03 !== false;
     const factory = transportOptions(options);
     const iface = selectInterface(card, options.bindings, compatV03);
-    const client = new A2AClient(await createTransport(iface, factory), card, options);
+    const transport = await createTransport(iface, factory);
+    const client = new A2AClient(transport, card, options);
+    client.scope.track(transport, iface.url);
+    if (typeof urlOrCard === 'string') client.scope.connectedTo(urlOrCard);
     client.publicCardVerified = verified;
     if (options.failover !== false) {
       client.pool = new InterfacePool(
         client.pool.transport,
         usableInterfaces(card, options.bindings, compatV03),
-        (next) => createTransport(next, factory),
+        async (next) => client.scope.track(await createTransport(next, factory), next.url),
       );
     }
     if (resolver && typeof urlOrCard === 'string') client.cardSource = { resolver, url: urlOrCard };

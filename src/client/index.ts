@@ -56,6 +56,7 @@ export {
   type ClientCredentialsOptions,
   type RequestCredentials,
 } from './auth.js';
+export { credentialOrigin } from './credential-scope.js';
 export { ArtifactAssembler, textOf } from './artifacts.js';
 export {
   createPushHandler,
@@ -84,6 +85,7 @@ export {
   A2ANoCompatibleInterfaceError,
   A2ATimeoutError,
   A2ATransportError,
+  A2AUntrustedInterfaceError,
   type InterfaceFailure,
   type InvalidResponseReason,
 } from '../errors/client-errors.js';

@@ -27,6 +27,16 @@ export interface A2AClientOptions {
   generation?: boolean;
   /** Credentials: a handler, or the shorthands `{ bearer }` / `{ apiKey }`. */
   auth?: AuthHandler | { bearer: string } | { apiKey: string };
+  /**
+   * More origins `auth`'s credentials may be sent to (CLI-AUTH-3): `https://api.example.com`,
+   * `grpc://host:port` (or `host:port`) for a gRPC interface. Without them, credentials go only
+   * to interfaces on the origin of the URL given to `connect`, or named by a card whose
+   * signature was verified (`card.verify`); a call to any other interface fails with
+   * `A2AUntrustedInterfaceError` and sends nothing. A card object given to `connect`
+   * lends no origin. `headers` are not scoped: they go wherever the client calls.
+   * @default []
+   */
+  credentialOrigins?: string[];
   /** Per-call timeout, ms. @default 60000 */
   timeoutMs?: number;
   /** A stream silent this long fails (and the resilient helpers reconnect). @default 60000 */

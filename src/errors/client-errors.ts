@@ -54,6 +54,23 @@ export class A2AInvalidResponseError extends A2AClientError {
 /** No interface on the card can be used by this client (binding or version mismatch). */
 export class A2ANoCompatibleInterfaceError extends A2AClientError {}
 
+/**
+ * The client has credentials for the call but refused to send them (and so the call) to the
+ * interface in use: its origin is not the one the client was connected to, not in
+ * `credentialOrigins`, and no verified card names it (CLI-AUTH-3). Nothing was sent.
+ */
+export class A2AUntrustedInterfaceError extends A2AClientError {
+  /** The interface URL the card named. */
+  readonly url: string;
+  /** Its origin (`https://host`, `grpc://host:port`), when it has one. */
+  readonly origin: string | undefined;
+  constructor(message: string, url: string, origin: string | undefined) {
+    super(message);
+    this.url = url;
+    this.origin = origin;
+  }
+}
+
 /** Node's network error code of `error` or its causes, if any. */
 export function networkCode(error: unknown): string | undefined {
   let e: unknown = error;

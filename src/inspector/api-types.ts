@@ -29,6 +29,11 @@ export interface ConnectSettings {
   a2aVersion?: string;
   /** A JWKS URL trusted to verify the card's signatures. */
   trustedJwks?: string;
+  /**
+   * More origins the credentials may go to, beside the agent URL's and (when the card verifies)
+   * its interfaces' (CLI-AUTH-3).
+   */
+  credentialOrigins?: string[];
 }
 
 /** Signature status of a card. */

@@ -12,6 +12,7 @@ import {
   type AuthHandler,
 } from '../client/auth.js';
 import { verifyAgentCard, verifiedCardJson } from '../client/card-signature.js';
+import { credentialOrigin } from '../client/credential-scope.js';
 import { parseAgentCard } from '../bindings/card-parse.js';
 import type { ClientInterceptor } from '../client/interceptor.js';
 import { selectInterface, type BindingName } from '../client/binding-selection.js';
@@ -118,6 +119,27 @@ function statusOnly(s: SignatureStatus & { verifiedJson?: unknown }): SignatureS
 function withTenant(card: AgentCard, tenant: string | undefined): AgentCard {
   if (!tenant) return card;
   return { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, tenant })) };
+}
+
+/**
+ * The origins the session's credentials may go to (CLI-AUTH-3): the agent URL's (the card is
+ * handed to the client as an object, which lends none), the interfaces of a card whose signature
+ * verified, and those the user listed; or the error to show for an entry that is not an origin.
+ */
+function credentialOriginsOf(
+  agentUrl: string,
+  listed: unknown,
+  verifiedCard: AgentCard | undefined,
+): string[] | string {
+  const extra = Array.isArray(listed) ? (listed as unknown[]) : listed === undefined ? [] : [listed];
+  for (const entry of extra) {
+    if (typeof entry !== 'string' || !credentialOrigin(entry))
+      return `credential origins: not an origin: ${JSON.stringify(entry)}`;
+  }
+  const signed = (verifiedCard?.supportedInterfaces ?? [])
+    .map((i) => i.url)
+    .filter((u) => credentialOrigin(u));
+  return [agentUrl, ...signed, ...(extra as string[])];
 }
 
 /** A page's connection to one agent. */
@@ -244,6 +266,8 @@ export class Session {
             : 'OAuth2: fill in the token URL field (the card declares no client-credentials flow)',
       };
     }
+    const credentialOrigins = credentialOriginsOf(url, s.credentialOrigins, verifiedCard);
+    if (typeof credentialOrigins === 'string') return { ...result, error: credentialOrigins };
     const bindings = s.binding && BINDINGS.includes(s.binding) ? [s.binding as BindingName] : undefined;
     const interceptors: ClientInterceptor[] = [grpcRecorder(this.log, this.id)];
     if (s.a2aVersion && s.a2aVersion !== '1.0') interceptors.unshift(versionInterceptor(s.a2aVersion));
@@ -252,7 +276,7 @@ export class Session {
         fetch: fetchImpl,
         headers: s.headers,
         ...(s.extensions?.length ? { extensions: s.extensions } : {}),
-        ...(auth ? { auth } : {}),
+        ...(auth ? { auth, credentialOrigins } : {}),
         ...(bindings ? { bindings } : {}),
         interceptors,
         // What the user does is what goes on the wire: one attempt, one interface.

@@ -6,7 +6,7 @@
  * options, the card source and the runtime adapters have their own files.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { DEFAULT_BODY_LIMIT } from '../bindings/http/http-body.js';
 import { A2AConfigError } from '../errors/config-errors.js';
 import type { AgentCard } from '../model/schema.js';
@@ -25,7 +25,8 @@ import { wireSecurity } from './security.js';
 import { tenantGuard } from './auth/tenant.js';
 import type { FetchConnectionInfo } from './auth/request.js';
 import { principalLimits } from './limits/interceptors.js';
-import { httpServerTimeouts } from './limits/http-timeouts.js';
+import { httpConnectionLimits, httpServerTimeouts } from './limits/http-timeouts.js';
+import { ConnectionLimiter } from '../bindings/connection-limits.js';
 import { httpsServerOptions, type TlsConfig } from './auth/tls.js';
 import type { AgentExecutor } from '../core/executor.js';
 import { A2ARouter } from './routing.js';
@@ -281,6 +282,9 @@ class A2AHttpServer implements A2AServer {
         )
       : (await import('node:http')).createServer(timeouts, this.ownNodeHandler);
     this.server = server;
+    // Before node:http (or TLS) sets the connection up: a refused one costs no parser.
+    const connections = new ConnectionLimiter(httpConnectionLimits(this.options.timeouts));
+    server.prependListener('connection', (socket: Socket) => void connections.admit(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -298,9 +302,7 @@ class A2AHttpServer implements A2AServer {
       const grpc = new GrpcBinding(this.served, {
         maxMessageBytes: this.options.bodyLimit ?? DEFAULT_BODY_LIMIT,
         ...(authenticate ? { authenticate } : {}),
-        ...(this.options.grpc.idleTimeoutMs !== undefined
-          ? { idleTimeoutMs: this.options.grpc.idleTimeoutMs }
-          : {}),
+        ...grpcConnectionOptions(this.options.grpc),
       });
       this.grpc = grpc;
       if (this.options.compatV03 !== false) {
@@ -347,6 +349,23 @@ class A2AHttpServer implements A2AServer {
     await this.stores?.close();
   }
 }
+
+/** The connection bounds among the `grpc` options, only those set (the binding has the defaults). */
+function grpcConnectionOptions(grpc: NonNullable<A2AServerOptions['grpc']>): Partial<GrpcConnectionOptions> {
+  const picked: Partial<GrpcConnectionOptions> = {};
+  for (const key of GRPC_CONNECTION_KEYS) if (grpc[key] !== undefined) picked[key] = grpc[key];
+  return picked;
+}
+
+const GRPC_CONNECTION_KEYS = [
+  'idleTimeoutMs',
+  'firstCallTimeoutMs',
+  'maxConnections',
+  'maxConnectionsPerAddress',
+] as const;
+type GrpcConnectionOptions = Required<
+  Pick<NonNullable<A2AServerOptions['grpc']>, (typeof GRPC_CONNECTION_KEYS)[number]>
+>;
 
 /**
  * Creates an A2A server: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`, the public card

@@ -194,11 +194,19 @@ export { cardSecurity, checkCardSecurity, withCardSecurity } from './card/securi
 export type { CardSecurity } from './card/security.js';
 export { signAgentCard } from './card/sign.js';
 export type { CardSigningAlgorithm, CardSigningKey, SignAgentCardOptions } from './card/sign.js';
-export { RateLimiter, ConcurrencyLimiter, principalKey, httpServerTimeouts } from './limits/index.js';
+export {
+  RateLimiter,
+  ConcurrencyLimiter,
+  ConnectionLimiter,
+  principalKey,
+  httpConnectionLimits,
+  httpServerTimeouts,
+} from './limits/index.js';
 export type {
   RateLimitOptions,
   RateDecision,
   ConcurrencyLimitOptions,
+  ConnectionLimitOptions,
   HttpTimeoutOptions,
 } from './limits/index.js';
 // Observability (issue 15): logs, traces, metrics.

@@ -118,6 +118,15 @@ export interface A2AServerOptions {
     host?: string;
     /** Close an HTTP/2 connection idle (no call) this long, in ms. @default 120000 */
     idleTimeoutMs?: number;
+    /**
+     * Close a new connection that has not started a call within this time, in ms (TLS
+     * handshake and HTTP/2 preface included). @default 10000
+     */
+    firstCallTimeoutMs?: number;
+    /** Most connections open at once on the gRPC port; more are closed on accept. @default 1000 */
+    maxConnections?: number;
+    /** Most connections open at once from one remote address (`Infinity`: no cap). @default 100 */
+    maxConnectionsPerAddress?: number;
   };
   /**
    * The URL clients reach this server at, used in the card's interfaces.
@@ -206,9 +215,9 @@ export interface A2AServerOptions {
    */
   sign?: { keys: CardSigningKey | readonly CardSigningKey[] };
   /**
-   * Timeouts and header size limit of the listener against slow clients (slowloris), see
-   * `httpServerTimeouts`; response streams are never cut.
-   * @default { headersTimeoutMs: 10000, requestTimeoutMs: 30000, keepAliveTimeoutMs: 5000, maxHeaderBytes: 16384 }
+   * Timeouts, header size limit and connection caps of the HTTP listener against slow, idle or
+   * too many clients (slowloris), see `httpServerTimeouts`; response streams are never cut.
+   * @default { headersTimeoutMs: 10000, requestTimeoutMs: 30000, keepAliveTimeoutMs: 5000, maxHeaderBytes: 16384, maxConnections: 10000, maxConnectionsPerAddress: 1000 }
    * @example timeouts: { headersTimeoutMs: 5_000 }
    */
   timeouts?: HttpTimeoutOptions;

@@ -105,9 +105,14 @@ describe('finding 4: the OAuth2 client secret goes only to a configured or verif
     const agent = await agentServing(() => doc.card);
     doc.card = cardFor(agent.url, `${thief.url}/token`);
     const auth = oauth2ClientCredentials({ clientId: 'client', clientSecret: 'top-secret' });
-    // The card fetched by the application and handed over as an object...
+    // The card fetched by the application and handed over as an object (its interface's origin
+    // listed, so that the token URL rule is what refuses)...
     const fetched = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as AgentCard;
-    const fromObject = await A2AClient.connect(fetched, { auth, retry: false });
+    const fromObject = await A2AClient.connect(fetched, {
+      auth,
+      retry: false,
+      credentialOrigins: [agent.url],
+    });
     t.after(() => fromObject.close());
     await assert.rejects(fromObject.getTask('t1'), /not verified.*tokenUrl|tokenUrl.*verif/);
     // ...and discovered by the client itself.

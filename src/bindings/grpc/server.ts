@@ -7,7 +7,6 @@ import {
   Metadata,
   Server,
   ServerCredentials,
-  type ChannelOptions,
   type ServerUnaryCall,
   type ServerWritableStream,
   type sendUnaryData,
@@ -36,7 +35,7 @@ import {
  */
 export const LAST_EVENT_ID_METADATA = 'last-event-id';
 import { securityHeadersFor } from '../http/security-headers.js';
-import { principalOf, type Authenticate } from '../auth-request.js';
+import { principalOf } from '../auth-request.js';
 import { authRequestFromGrpc } from './auth-request.js';
 import {
   GRPC_METHODS,
@@ -48,47 +47,16 @@ import {
 import { encodeFast } from './encode.js';
 import { toGrpcStatus } from './status.js';
 import { attachTraceCarrier } from '../../core/trace-carrier.js'; // observability (issue 15)
+import {
+  DEFAULT_FIRST_CALL_TIMEOUT_MS,
+  DEFAULT_GRPC_MAX_CONNECTIONS,
+  DEFAULT_GRPC_MAX_CONNECTIONS_PER_ADDRESS,
+  FirstCallWatch,
+  GrpcListener,
+} from './listener.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, type GrpcBindingOptions } from './server-options.js';
 
-/** Default largest message accepted or sent: 4 MiB (the gRPC default). */
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/** Options of {@link GrpcBinding}. */
-export interface GrpcBindingOptions {
-  /**
-   * Largest request or response message in bytes; larger requests get RESOURCE_EXHAUSTED.
-   * @default 4 MiB
-   */
-  maxMessageBytes?: number;
-  /** HTTP/2 keepalive pings from the server to idle clients. */
-  keepalive?: {
-    /** Ping interval. @default 60000 */
-    timeMs?: number;
-    /** Close the connection when a ping is not answered within this time. @default 20000 */
-    timeoutMs?: number;
-  };
-  /**
-   * Resolves the caller from the call's metadata (`authorization`, ...) and TLS certificate, the
-   * same hook as createA2AServer's `authenticate`. Throw `UnauthenticatedError` /
-   * `PermissionDeniedError` to refuse the call (UNAUTHENTICATED / PERMISSION_DENIED, with the
-   * error's `challenges` as `www-authenticate` trailing metadata).
-   * @default every call is anonymous
-   */
-  authenticate?: Authenticate;
-  /**
-   * How long {@link GrpcBinding.close} lets running calls finish before cancelling them.
-   * @default 2000
-   */
-  shutdownGraceMs?: number;
-  /**
-   * Close an HTTP/2 connection that has had no call for this long, so that idle connections
-   * (opened and left, by a client or an attacker) cannot pile up; a grpc-js client reconnects
-   * on its next call by itself.
-   * @default 120000
-   */
-  idleTimeoutMs?: number;
-  /** Extra grpc-js channel options, applied last. */
-  channelOptions?: ChannelOptions;
-}
+export { DEFAULT_MAX_MESSAGE_BYTES, type GrpcBindingOptions } from './server-options.js';
 
 /**
  * The AbortSignal of a unary call, created only if an operation reads it (a blocking
@@ -161,7 +129,8 @@ export class GrpcBinding {
   readonly server: Server;
   private readonly handler: RequestHandler;
   private readonly options: GrpcBindingOptions;
-  private bound = false;
+  private readonly firstCalls = new FirstCallWatch();
+  private listeners: GrpcListener[] = [];
 
   constructor(handler: RequestHandler, options: GrpcBindingOptions = {}) {
     this.handler = handler;
@@ -178,6 +147,7 @@ export class GrpcBinding {
       // call and nothing here reads it; `channelOptions` can turn it back on.
       'grpc.enable_channelz': 0,
       ...options.channelOptions,
+      interceptors: [this.firstCalls.interceptor],
     });
     this.addTo(this.server);
   }
@@ -200,27 +170,41 @@ export class GrpcBinding {
 
   /**
    * Starts listening; resolves to the bound port (useful with port 0). Plaintext by default,
-   * meant for loopback or behind a TLS-terminating proxy; pass `credentials` for TLS.
+   * meant for loopback or behind a TLS-terminating proxy; pass `credentials` for TLS. Each
+   * connection is bounded: `maxConnections`, `maxConnectionsPerAddress`, `firstCallTimeoutMs`
+   * and `idleTimeoutMs`.
    */
-  listen(port: number, host = '127.0.0.1', credentials?: ServerCredentials): Promise<number> {
-    const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, credentials ?? ServerCredentials.createInsecure(), (err, bound) => {
-        if (err) reject(err);
-        else {
-          this.bound = true;
-          resolve(bound);
-        }
-      });
-    });
+  async listen(port: number, host = '127.0.0.1', credentials?: ServerCredentials): Promise<number> {
+    const listener = await GrpcListener.open(
+      this.server,
+      credentials ?? ServerCredentials.createInsecure(),
+      this.firstCalls,
+      host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host,
+      port,
+      {
+        firstCallTimeoutMs: this.options.firstCallTimeoutMs ?? DEFAULT_FIRST_CALL_TIMEOUT_MS,
+        maxConnections: this.options.maxConnections ?? DEFAULT_GRPC_MAX_CONNECTIONS,
+        maxConnectionsPerAddress:
+          this.options.maxConnectionsPerAddress ?? DEFAULT_GRPC_MAX_CONNECTIONS_PER_ADDRESS,
+      },
+    );
+    this.listeners.push(listener);
+    return listener.port;
+  }
+
+  /** Connections open now on the listeners of {@link listen}. */
+  get connections(): number {
+    return this.listeners.reduce((sum, l) => sum + l.connections, 0);
   }
 
   /** Stops accepting calls, lets running ones finish for the grace period, then cancels them. */
   close(): Promise<void> {
-    if (!this.bound) return Promise.resolve();
-    this.bound = false;
+    const listeners = this.listeners;
+    if (listeners.length === 0) return Promise.resolve();
+    this.listeners = [];
+    for (const l of listeners) l.stopAccepting();
     const grace = this.options.shutdownGraceMs ?? 2000;
-    return new Promise((resolve) => {
+    return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
         resolve();
@@ -230,6 +214,9 @@ export class GrpcBinding {
         clearTimeout(timer);
         resolve();
       });
+      // Connections grpc-js never got a session for (a TLS handshake under way) are ours to end.
+    }).then(() => {
+      for (const l of listeners) l.destroy();
     });
   }
 

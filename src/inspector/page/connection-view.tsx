@@ -1,4 +1,7 @@
-/** Connection settings: the agent, binding, tenant, credentials, headers, extensions, version. */
+/**
+ * Connection settings: the agent, binding, tenant, credentials (and where else they may go),
+ * headers, extensions, version.
+ */
 import { useState } from 'preact/hooks';
 import type { AuthSettings, ConnectSettings } from '../api-types.js';
 import { connect } from './actions.js';
@@ -31,6 +34,7 @@ export function ConnectionView() {
   const [extensions, setExtensions] = useState((initial.extensions ?? []).join('\n'));
   const [version, setVersion] = useState(initial.a2aVersion ?? '1.0');
   const [jwks, setJwks] = useState(initial.trustedJwks ?? '');
+  const [origins, setOrigins] = useState((initial.credentialOrigins ?? []).join('\n'));
   const schemes = Object.keys(s.connection?.card?.card?.securitySchemes ?? {});
 
   const submit = (e: Event) => {
@@ -52,6 +56,7 @@ export function ConnectionView() {
       extensions: extensions.split(/[\s,]+/).filter(Boolean),
       a2aVersion: version || '1.0',
       ...(jwks ? { trustedJwks: jwks } : {}),
+      credentialOrigins: origins.split(/[\s,]+/).filter(Boolean),
     };
     void connect(settings);
   };
@@ -124,6 +129,18 @@ export function ConnectionView() {
                 type="password"
                 value={secret}
                 onInput={(e) => setSecret(e.currentTarget.value)}
+              />
+            </label>
+          ) : null}
+          {authKind !== 'none' ? (
+            <label>
+              Also send them to (origins, one a line; the agent URL's is implied)
+              <textarea
+                name="credentialOrigins"
+                rows={2}
+                placeholder="https://api.example.com"
+                value={origins}
+                onInput={(e) => setOrigins(e.currentTarget.value)}
               />
             </label>
           ) : null}

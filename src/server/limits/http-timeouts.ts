@@ -1,10 +1,21 @@
 /**
- * Timeouts against slow clients (slowloris): how long a client may take to send its headers
- * and its whole request, and how long an idle keep-alive connection stays open. Pass
- * {@link httpServerTimeouts} to `http.createServer` / `https.createServer`. Response streams
- * (SSE) are not cut: these limits only bound what the client sends and idle sockets.
+ * Limits of the HTTP listener against slow, idle or too many clients: how long a client may
+ * take to send its headers and its whole request (slowloris), how long an idle keep-alive
+ * connection stays open, and how many connections may be open at once (in all and per remote
+ * address). Pass {@link httpServerTimeouts} to `http.createServer` / `https.createServer`, and
+ * {@link httpConnectionLimits} to a `ConnectionLimiter`. Response streams (SSE) are not cut:
+ * these limits only bound what the client sends, idle sockets and their number.
  */
 import type { ServerOptions } from 'node:http';
+import type { ConnectionLimitOptions } from '../../bindings/connection-limits.js';
+
+/** Default cap on open connections of the HTTP listener. */
+export const DEFAULT_HTTP_MAX_CONNECTIONS = 10_000;
+/**
+ * Default cap on open connections from one remote address. HTTP/1.1 needs a connection per
+ * concurrent request and per open stream, so it leaves room for a busy client or a proxy.
+ */
+export const DEFAULT_HTTP_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
 
 /** Limits for slow or idle clients, in ms. */
 export interface HttpTimeoutOptions {
@@ -18,6 +29,14 @@ export interface HttpTimeoutOptions {
   checkIntervalMs?: number;
   /** Largest header block in bytes. @default 16384 */
   maxHeaderBytes?: number;
+  /** Most connections open at once; more are closed as they are accepted. @default 10000 */
+  maxConnections?: number;
+  /**
+   * Most connections open at once from one remote address (`Infinity` for no cap). Behind a
+   * proxy that does not keep client addresses, every connection comes from the proxy: raise it.
+   * @default 1000
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /** The node:http server options for these limits (also valid for node:https). */
@@ -39,6 +58,14 @@ export function httpServerTimeouts(
       'checkIntervalMs',
     ),
     maxHeaderSize: positive(options.maxHeaderBytes ?? 16_384, 'maxHeaderBytes'),
+  };
+}
+
+/** The connection caps of {@link HttpTimeoutOptions}, defaults filled in. */
+export function httpConnectionLimits(options: HttpTimeoutOptions = {}): ConnectionLimitOptions {
+  return {
+    maxConnections: options.maxConnections ?? DEFAULT_HTTP_MAX_CONNECTIONS,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? DEFAULT_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
   };
 }
 

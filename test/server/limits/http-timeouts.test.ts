@@ -3,7 +3,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { httpServerTimeouts } from '../../../src/server/limits/index.js';
+import {
+  ConnectionLimiter,
+  httpConnectionLimits,
+  httpServerTimeouts,
+} from '../../../src/server/limits/index.js';
 
 async function startServer() {
   const server = createServer(
@@ -74,5 +78,23 @@ describe('timeouts against slow clients', { timeout: 20_000 }, () => {
       connectionsCheckingInterval: 1000,
       maxHeaderSize: 16_384,
     });
+  });
+
+  test('connection caps: defaults, and nonsense refused', () => {
+    assert.deepEqual(httpConnectionLimits(), { maxConnections: 10_000, maxConnectionsPerAddress: 1_000 });
+    assert.deepEqual(
+      httpConnectionLimits({ maxConnectionsPerAddress: Infinity }).maxConnectionsPerAddress,
+      Infinity,
+    );
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      assert.throws(
+        () => new ConnectionLimiter({ maxConnections: bad, maxConnectionsPerAddress: 1 }),
+        RangeError,
+      );
+      assert.throws(
+        () => new ConnectionLimiter({ maxConnections: 1, maxConnectionsPerAddress: bad }),
+        RangeError,
+      );
+    }
   });
 });
