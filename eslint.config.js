@@ -129,6 +129,9 @@ export default tseslint.config(
       'examples/*/.next/',
       'examples/*/dist/',
       'examples/*/next-env.d.ts',
+      // What `next dev` writes in the Next.js fixture of the disconnect test.
+      'test/runtimes/next-app/.next/',
+      'test/runtimes/next-app/next-env.d.ts',
     ],
   },
   js.configs.recommended,

@@ -10,7 +10,8 @@ import console from 'node:console';
 const root = join(import.meta.dirname, '..');
 const DOC = 'docs/protocol-decisions.md';
 const SCAN = ['src', 'test', 'bench', 'README.md', 'CHANGELOG.md', 'docs'];
-const SKIP = new Set(['node_modules', 'dist', 'gen', 'api']);
+// .next: what `next dev` builds in the Next.js test fixture (test/runtimes/next-app).
+const SKIP = new Set(['node_modules', 'dist', 'gen', 'api', '.next']);
 const EXT = /\.(ts|mts|js|mjs|md)$/;
 
 // Settlements and gaps: D2, G12, N7. Checklist items: SRV-SEND-7, CLI-CARD-2, with the short

@@ -40,7 +40,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "2025-09-01",
-  compatibilityFlags = ["nodejs_compat"],
+  compatibilityFlags = ["nodejs_compat", "enable_request_signal"],
 );
 `,
 );

@@ -29,6 +29,6 @@ test('a2a-kit/client on Bun against a Node server', async (t) => {
   assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'), EXPECTED_CLIENT_SUMMARY);
 });
 
-test('Bun: a streaming client that goes away aborts its request on the server', async () => {
+test('Bun: a streaming client that goes away: the stream stops, its signal aborts, the task runs on', async () => {
   await checkDisconnect('npx', ['bun', 'test/runtimes/disconnect-server.mjs']);
 });

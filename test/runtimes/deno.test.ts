@@ -37,7 +37,7 @@ test('a2a-kit/client on Deno against a Node server', async (t) => {
   assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'), EXPECTED_CLIENT_SUMMARY);
 });
 
-test('Deno: a streaming client that goes away aborts its request on the server', async () => {
+test('Deno: a streaming client that goes away: the stream stops, its signal aborts, the task runs on', async () => {
   await checkDisconnect('npx', [
     'deno',
     'run',

@@ -194,48 +194,120 @@ export function runToEnd(command: string, args: string[]): Promise<string> {
   });
 }
 
-/**
- * A streaming client that goes away aborts its request's signal on a server run by
- * `command args` (test/runtimes/disconnect-server.mjs, which prints `stream-aborted` then).
- */
-export async function checkDisconnect(command: string, args: string[], port?: number): Promise<void> {
-  await requireBuiltPackage();
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  try {
-    let output = '';
-    const seen = (pattern: RegExp): Promise<RegExpMatchArray> =>
+/** A process started `detached` (its own group) whose stdout and stderr a test watches. */
+export interface WatchedProcess {
+  /** Resolves with the first match of `pattern` in all output so far or to come (at most 60 s). */
+  seen(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** All output so far. */
+  output(): string;
+  /** Ends the whole group (SIGKILL after 5 s) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** Starts `command args` in ROOT as its own process group, its output watched. */
+export function spawnWatched(command: string, args: string[], env?: NodeJS.ProcessEnv): WatchedProcess {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  const append = (chunk: Buffer): void => {
+    output += chunk.toString();
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  return {
+    output: () => output,
+    stop: () => stopGroup(child),
+    seen: (pattern) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} within 60 s: ${output}`)), 60_000);
-        const read = (chunk: Buffer): void => {
-          output += chunk.toString();
+        const check = (): boolean => {
           const match = pattern.exec(output);
           if (match) {
             clearTimeout(timer);
+            child.stdout.off('data', check);
+            child.stderr.off('data', check);
             resolve(match);
           }
+          return match !== null;
         };
-        child.stdout.on('data', read);
-        child.stderr.on('data', read);
-        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
-      });
-    // With `port` the server says nothing when it listens (workerd): wait for the port.
-    const url =
-      port === undefined
-        ? (await seen(/listening at (http:\/\/127\.0\.0\.1:\d+)/))[1]!
-        : await waitForPort(port).then(() => `http://127.0.0.1:${port}`);
-    const client = await A2AClient.connect(url);
-    try {
-      const controller = new AbortController();
-      const stream = client.stream({ text: 'hold', signal: controller.signal });
-      assert.equal((await stream.next()).done, false);
-      const aborted = seen(/stream-aborted/);
-      controller.abort();
-      await stream.return(undefined).catch(() => undefined);
-      await aborted;
-    } finally {
-      await client.close();
-    }
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} within 60 s: ${output}`)), 60_000);
+        if (check()) return;
+        // Added after `append`, so `output` already holds the chunk when this runs.
+        child.stdout.on('data', check);
+        child.stderr.on('data', check);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          if (!check()) reject(new Error(`exited with ${code}: ${output}`));
+        });
+      }),
+  };
+}
+
+/** What {@link checkStreamDrop} expects of the server once the client has gone. */
+export interface StreamDropExpectation {
+  /** The server's signal of the call is aborted (`stream-aborted`); else not, by the time GetTask answers. */
+  signalAborted: boolean;
+  /** The server stops streaming (`stream-ended`); else it has not, by the time GetTask answers. */
+  streamEnded: boolean;
+  /** How long to wait after the drop before checking what did not happen (0 unless given). */
+  quietMs?: number;
+}
+
+/**
+ * A client drops a SendStreamingMessage of `hold` at `url`, served by test/runtimes/
+ * disconnect-agent.mjs in `server` (whose lines carry `label`): the server notices as
+ * `expected` says, and the task is still WORKING (a dropped stream never cancels its task:
+ * docs/protocol-behaviour.md, "Executors run detached").
+ */
+export async function checkStreamDrop(
+  url: string,
+  server: WatchedProcess,
+  label = '',
+  expected: StreamDropExpectation = { signalAborted: true, streamEnded: true },
+): Promise<void> {
+  assert.match(label, /^[\w ]*$/, 'a label of words (it goes into a pattern as is)');
+  const abortedLine = new RegExp(`^stream-aborted${label}$`, 'm');
+  const endedLine = new RegExp(`^stream-ended${label}$`, 'm');
+  const client = await A2AClient.connect(url);
+  try {
+    const controller = new AbortController();
+    const stream = client.stream({ text: 'hold', signal: controller.signal });
+    const first = await stream.next();
+    assert.equal(first.done, false);
+    const event = first.value as StreamEvent;
+    const taskId =
+      event.kind === 'task' ? event.task.id : event.kind === 'statusUpdate' ? event.statusUpdate.taskId : '';
+    assert.ok(taskId, `the first event names the task: ${JSON.stringify(event)}`);
+    controller.abort();
+    await stream.return(undefined).catch(() => undefined);
+    if (expected.streamEnded) await server.seen(endedLine);
+    if (expected.signalAborted) await server.seen(abortedLine);
+    if (expected.quietMs) await new Promise((resolve) => setTimeout(resolve, expected.quietMs));
+    const task = await client.getTask(taskId);
+    assert.equal(task.status.state, 'TASK_STATE_WORKING', 'the dropped stream left its task running');
+    if (!expected.streamEnded) assert.doesNotMatch(server.output(), endedLine, 'the server still streams');
+    if (!expected.signalAborted)
+      assert.doesNotMatch(server.output(), abortedLine, 'the signal is not aborted');
   } finally {
-    await stopGroup(child);
+    await client.close();
+  }
+}
+
+/**
+ * A streaming client that goes away on a server run by `command args`
+ * (test/runtimes/disconnect-server.mjs, which prints its URL): the server's signal of the call
+ * is aborted, it stops streaming, and the task runs on.
+ */
+export async function checkDisconnect(command: string, args: string[]): Promise<void> {
+  await requireBuiltPackage();
+  const server = spawnWatched(command, args);
+  try {
+    const url = (await server.seen(/listening at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    await checkStreamDrop(url, server);
+  } finally {
+    await server.stop();
   }
 }

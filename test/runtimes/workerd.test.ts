@@ -16,7 +16,9 @@ import {
   ROOT,
   checkExampleAgent,
   freePort,
+  checkStreamDrop,
   requireBuiltPackage,
+  spawnWatched,
   startExample,
   stopGroup,
   waitForPort,
@@ -39,14 +41,8 @@ test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   await checkExampleAgent(example.url);
 });
 
-/** Bundles `entry` as a Workers bundler does (lazy imports left out) and writes its workerd config. */
-async function workerDir(
-  t: { after(fn: () => Promise<void>): void },
-  entry: string,
-  port: number,
-  extraServices = '',
-  globalOutbound = '',
-): Promise<string> {
+/** Bundles `entry` as a Workers bundler does (lazy imports left out) into `<dir>/worker.js`. */
+async function bundleWorker(t: { after(fn: () => Promise<void>): void }, entry: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-workerd-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await build({
@@ -70,6 +66,18 @@ async function workerDir(
     ],
     logLevel: 'warning',
   });
+  return dir;
+}
+
+/** {@link bundleWorker}, and a workerd config serving it on `port`. */
+async function workerDir(
+  t: { after(fn: () => Promise<void>): void },
+  entry: string,
+  port: number,
+  extraServices = '',
+  globalOutbound = '',
+): Promise<string> {
+  const dir = await bundleWorker(t, entry);
   await writeFile(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
@@ -118,4 +126,63 @@ test('a2a-kit/client on workerd against a Node server', async (t) => {
   const summary: unknown = await response.json();
   assert.equal(response.status, 200, JSON.stringify(summary));
   assert.deepEqual(summary, EXPECTED_CLIENT_SUMMARY);
+});
+
+/**
+ * Disconnects under workerd. Its local server learns that a client went away only when it next
+ * writes to that client's stream: an event or a keep-alive comment (every `keepAliveMs`). Then it
+ * cancels the response body, which stops the stream; the request's signal is aborted as well
+ * only with the compatibility flag `enable_request_signal`. Three workers in one workerd, one
+ * socket each: keep-alives every second with and without the flag, and keep-alives too far
+ * apart to come within the test.
+ */
+test('workerd: a streaming client that goes away is noticed at the next write', async (t) => {
+  await requireBuiltPackage();
+  const dir = await bundleWorker(t, 'test/runtimes/disconnect-worker.mjs');
+  const variants = [
+    { name: 'signal', flags: '"nodejs_compat", "enable_request_signal"', keepAliveMs: 1_000 },
+    { name: 'plain', flags: '"nodejs_compat"', keepAliveMs: 1_000 },
+    { name: 'late', flags: '"nodejs_compat", "enable_request_signal"', keepAliveMs: 600_000 },
+  ];
+  const ports = new Map<string, number>();
+  for (const v of variants) ports.set(v.name, await freePort());
+  const worker = (v: (typeof variants)[number]): string => `const ${v.name} :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  compatibilityDate = "2025-09-01",
+  compatibilityFlags = [${v.flags}],
+  bindings = [ (name = "LABEL", text = " ${v.name}"), (name = "KEEP_ALIVE_MS", text = "${v.keepAliveMs}") ],
+);`;
+  await writeFile(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ ${variants.map((v) => `(name = "${v.name}", worker = .${v.name})`).join(', ')} ],
+  sockets = [ ${variants
+    .map(
+      (v) =>
+        `(name = "${v.name}", address = "127.0.0.1:${ports.get(v.name)}", http = (), service = "${v.name}")`,
+    )
+    .join(', ')} ],
+);
+${variants.map(worker).join('\n')}
+`,
+  );
+  const workerd = spawnWatched(WORKERD, ['serve', join(dir, 'config.capnp'), '--experimental']);
+  t.after(() => workerd.stop());
+  for (const port of ports.values()) await waitForPort(port);
+  const url = (name: string): string => `http://127.0.0.1:${ports.get(name)}`;
+  // The first keep-alive after the drop fails: the stream stops, and the signal is aborted.
+  await checkStreamDrop(url('signal'), workerd, ' signal', { signalAborted: true, streamEnded: true });
+  // Without enable_request_signal the stream stops the same way; the signal is never aborted.
+  await checkStreamDrop(url('plain'), workerd, ' plain', {
+    signalAborted: false,
+    streamEnded: true,
+    quietMs: 2_000,
+  });
+  // No write since the drop: nothing is noticed (for 3 keep-alive periods of the workers above).
+  await checkStreamDrop(url('late'), workerd, ' late', {
+    signalAborted: false,
+    streamEnded: false,
+    quietMs: 3_000,
+  });
 });

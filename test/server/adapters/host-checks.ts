@@ -1,7 +1,8 @@
 /**
  * The checks every host of an A2A server passes (issue 29), over real sockets on 127.0.0.1
  * with a2a-kit's client: the card names the mount path, SendMessage, SSE streaming, the body
- * limit, and a client that goes away aborts its request's signal.
+ * limit, and a client that goes away: its request's signal is aborted, the server stops
+ * streaming, and the task runs on.
  */
 import assert from 'node:assert/strict';
 import { A2AClient, textOf, type StreamEvent } from '../../../src/client/index.js';
@@ -16,6 +17,8 @@ export interface HostTestServer {
   server: A2AServer;
   /** The signals of the SendStreamingMessage calls, in order. */
   streamSignals: AbortSignal[];
+  /** For each SendStreamingMessage call, in order: resolves once the server stops reading its events. */
+  streamEnds: Promise<void>[];
   /** Lets `hold` tasks finish (called by the test's cleanup). */
   release(): void;
 }
@@ -26,16 +29,20 @@ export interface HostTestServer {
  */
 export function hostTestServer(): HostTestServer {
   const streamSignals: AbortSignal[] = [];
+  const streamEnds: Promise<void>[] = [];
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const recordSignals: ServerInterceptor = (next) => (call) => {
-    if (call.method === 'SendStreamingMessage' && call.ctx.signal) streamSignals.push(call.ctx.signal);
-    return next(call);
+  const recordStreams: ServerInterceptor = (next) => async (call) => {
+    if (call.method !== 'SendStreamingMessage') return next(call);
+    if (call.ctx.signal) streamSignals.push(call.ctx.signal);
+    let ended!: () => void;
+    streamEnds.push(new Promise<void>((resolve) => (ended = resolve)));
+    return watchEnd((await next(call)) as AsyncIterable<unknown>, () => ended());
   };
   const server = createA2AServer({
     store: 'memory',
     bodyLimit: HOST_TEST_BODY_LIMIT,
-    interceptors: [recordSignals],
+    interceptors: [recordStreams],
     card: {
       name: 'host-test',
       description: 'streams, holds and echoes',
@@ -69,7 +76,31 @@ export function hostTestServer(): HostTestServer {
       await task.complete(`echo: ${ctx.text}`);
     },
   });
-  return { server, streamSignals, release };
+  return { server, streamSignals, streamEnds, release };
+}
+
+/**
+ * `events`, calling `onEnd` when its reader is done with it (ended, or stopped by `return()`).
+ * By hand, not an async generator: a `return()` must reach the inner iterator while a `next()`
+ * is pending, where a generator would queue it behind that `next()`.
+ */
+function watchEnd<T>(events: AsyncIterable<T>, onEnd: () => void): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<T> {
+      const inner = events[Symbol.asyncIterator]();
+      return {
+        next: async () => {
+          const result = await inner.next();
+          if (result.done) onEnd();
+          return result;
+        },
+        return: async (value?: unknown) => {
+          onEnd();
+          return (await inner.return?.(value)) ?? { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }
 
 /** Resolves once `signal` is aborted. */
@@ -139,7 +170,11 @@ export async function checkBodyLimit(base: string): Promise<void> {
   await rest.arrayBuffer();
 }
 
-/** A streaming client that goes away: the request's signal is aborted on the server. */
+/**
+ * A streaming client that goes away: the request's signal is aborted on the server, the server
+ * stops streaming, and the task is still WORKING (a dropped stream never cancels its task:
+ * docs/protocol-behaviour.md, "Executors run detached").
+ */
 export async function checkDisconnect(base: string, host: HostTestServer): Promise<void> {
   const client = await A2AClient.connect(base);
   try {
@@ -148,12 +183,19 @@ export async function checkDisconnect(base: string, host: HostTestServer): Promi
     const stream = client.stream({ text: 'hold', signal: controller.signal });
     const first = await stream.next();
     assert.equal(first.done, false);
+    const event = first.value as StreamEvent;
+    const taskId =
+      event.kind === 'task' ? event.task.id : event.kind === 'statusUpdate' ? event.statusUpdate.taskId : '';
+    assert.ok(taskId, `the first event names the task: ${JSON.stringify(event)}`);
     const signal = host.streamSignals[before];
     assert.ok(signal, 'the stream call was seen');
     assert.equal(signal.aborted, false);
     controller.abort();
     await stream.return(undefined).catch(() => undefined);
     await aborted(signal);
+    await host.streamEnds[before];
+    const task = await client.getTask(taskId);
+    assert.equal(task.status.state, 'TASK_STATE_WORKING', 'the dropped stream left its task running');
   } finally {
     await client.close();
   }
