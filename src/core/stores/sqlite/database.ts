@@ -9,6 +9,7 @@ import type * as Path from 'node:path';
 import type Database from 'better-sqlite3';
 import { UnavailableError } from '../../../errors/a2a-error.js';
 import { requireNode } from '../../node-modules.js';
+import { addFaultDisk, faultAt, type FaultDisk } from '../fault-points.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
@@ -140,6 +141,9 @@ export class SqliteDatabase {
   /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
   readonly #walSync: WalSync | undefined;
 
+  /** Removes this connection from the fault hook's disks (only while the hook is on). */
+  readonly #removeFaultDisk: (() => void) | undefined;
+
   /** The task count changes of the transaction being written, written at its end. */
   readonly taskCounts: TaskCountChanges;
 
@@ -156,6 +160,7 @@ export class SqliteDatabase {
   ) {
     this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule, beforeSync);
     const counts = (this.taskCounts = new TaskCountChanges(db));
+    this.#removeFaultDisk = faultAt ? addFaultDisk(fillableDisk(db)) : undefined;
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
         try {
@@ -353,12 +358,25 @@ export class SqliteDatabase {
     // Writes still queued are committed first: close() never drops an accepted write.
     if (this.#queue.length > 0) this.#flushAll();
     this.#walSync?.close();
+    this.#removeFaultDisk?.();
     this.db.close();
   }
 
   #flushAll(): void {
     while (this.#queue.length > 0) this.#flush();
   }
+}
+
+/**
+ * The fault hook's handle on a connection (test-only, see fault-points.ts): `max_page_count`
+ * is per connection, and cannot go below the file's current size.
+ */
+function fillableDisk(db: Database.Database): FaultDisk {
+  const roomy = db.pragma('max_page_count', { simple: true }) as number;
+  return {
+    fill: () => void db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`),
+    free: () => void db.pragma(`max_page_count = ${roomy}`),
+  };
 }
 
 /** The schema version recorded in the file (0 for a new file). */
