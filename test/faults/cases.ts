@@ -25,6 +25,7 @@ import {
   type StorePlace,
 } from './harness.js';
 import { checkInvariants } from './invariants.js';
+import { COUNTS_EVERY_MS, TIMED_POINTS } from './points.js';
 import {
   emptyJournal,
   faultServerOptions,
@@ -51,16 +52,6 @@ export interface DisturbanceRun {
 
 /** Something done to the store while the scenario runs (PostgreSQL backends killed, the server restarted). */
 export type Disturbance = (store: StoreSpec) => DisturbanceRun;
-
-/**
- * Points hit on a timer rather than by a step of the scenario (a heartbeat, the delivery
- * worker's polls): their first two hits stand for the rest.
- */
-const TIMED_POINTS: ReadonlySet<WritePoint> = new Set([
-  'lease.renew',
-  'push.outbox.claim',
-  'push.outbox.settle',
-]);
 
 /**
  * The cases of a trace: every point it passed, at each of its first `maxHits` hits (five: one
@@ -187,8 +178,12 @@ async function runFaulted(
     } finally {
       await disturbance?.stop();
     }
-    // A point hit after the scenario (a heartbeat, a delivery) still kills it soon.
-    if (fault?.action === 'kill') await Promise.race([child.exited, sleep(LEASE_MS)]);
+    // A point hit after the scenario (a heartbeat, a delivery, the count folding) still
+    // kills it soon.
+    if (fault?.action === 'kill') {
+      const wait = fault.point === 'task.counts' ? COUNTS_EVERY_MS + LEASE_MS : LEASE_MS;
+      await Promise.race([child.exited, sleep(wait)]);
+    }
     const running = child.process.exitCode === null && child.process.signalCode === null;
     if (options.whileRunning && running) told = await options.whileRunning({ child, prefix, webhook, told });
     if (options.replicas) child.process.kill('SIGKILL');

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import type { ConnectedA2AClient } from '../../src/client/client.js';
 import { isTerminalState, TaskState } from '../../src/model/enums.js';
 import type { StreamResponse, Task } from '../../src/model/schema.js';
-import { connect, emptyJournal, sendStep, STEPS, type Journal } from './scenario.js';
+import { TaskNotFoundError } from '../../src/errors/a2a-error.js';
+import { connect, emptyJournal, EXTRA_CONFIG, sendStep, STEPS, type Journal } from './scenario.js';
 
 /** What the checks read from the server under test (in this process). */
 export interface Observed {
@@ -48,6 +49,9 @@ export async function checkInvariants(
         ? new Set<string>()
         : await checkBoundedWaits(observed, interruptedTimeoutMs);
     const again = await sendAgain(client, prefix, webhook, told, waitsEnded);
+    // A page token handed out before the fault still reads the next page.
+    if (told.list.pageToken) await client.listTasks({ pageSize: 1, pageToken: told.list.pageToken });
+    await checkCounts(client);
     const work = again.work.taskId;
     assert.ok(work, 'the work step has a task');
     await checkPush(client, work, observed.received);
@@ -63,8 +67,34 @@ export async function checkInvariants(
   }
 }
 
-/** Every state and artifact the client was told of before the fault is in the store. */
+/**
+ * Nothing half-written shows in the counts: each totalSize ListTasks reports is the number of
+ * tasks it lists (all of a case's tasks fit one page).
+ */
+export async function checkCounts(client: ConnectedA2AClient): Promise<void> {
+  const all = await client.listTasks({ pageSize: 100 });
+  assert.equal(all.totalSize, all.tasks.length, 'ListTasks counts tasks that are not there');
+  for (const status of [TaskState.WORKING, TaskState.INPUT_REQUIRED, TaskState.COMPLETED, TaskState.FAILED]) {
+    const page = await client.listTasks({ pageSize: 100, status });
+    assert.equal(page.totalSize, page.tasks.length, `ListTasks counts ${status} tasks that are not there`);
+  }
+}
+
+/**
+ * Every state and artifact the client was told of before the fault is in the store; the work
+ * task's config, stored with its send, is there, and a config whose deletion was acknowledged
+ * is not.
+ */
 async function checkTold(client: ConnectedA2AClient, told: Journal): Promise<void> {
+  const work = told.work.taskId;
+  if (work) await client.getTaskPushNotificationConfig(work, 'hook');
+  if (work && told.configs.deleted) {
+    await assert.rejects(
+      client.getTaskPushNotificationConfig(work, EXTRA_CONFIG),
+      TaskNotFoundError,
+      'a push config whose deletion was acknowledged is back',
+    );
+  }
   for (const step of STEPS) {
     const before = told[step];
     if (!before.taskId) continue;

@@ -1,9 +1,10 @@
 /**
  * The fault suite's scenario (its invariants are in invariants.ts). One scenario passes the
  * write points of a task's life: a direct reply, a streaming send with a push config, a
- * multi-turn INPUT_REQUIRED task and its follow-up, and a send refused before any event. Every
- * step has a fixed messageId, so the steps can be sent again after a crash. {@link Journal}
- * keeps what the client was told.
+ * multi-turn INPUT_REQUIRED task and its follow-up, a send refused before any event, a push
+ * config made and deleted, and a page of ListTasks (the page-token secret). Every step has a
+ * fixed messageId (or is repeatable as it is), so the steps can be sent again after a crash.
+ * {@link Journal} keeps what the client was told.
  */
 import { randomUUID } from 'node:crypto';
 import { A2AClient, type ConnectedA2AClient } from '../../src/client/client.js';
@@ -96,13 +97,21 @@ export interface Told {
   error?: string;
   /** Every task event and result the client was sent, as sent (each must be in the store). */
   seen: StreamResponse[];
+  /** `configs`: the extra config was made and its deletion acknowledged. */
+  deleted?: boolean;
+  /** `list`: the page token the client was given (signed with the store's secret). */
+  pageToken?: string;
 }
 
 /** What the client was told, by step. */
 export type Journal = Record<StepName, Told>;
 
-export type StepName = 'reply' | 'work' | 'ask' | 'answer' | 'refuse';
-export const STEPS: readonly StepName[] = ['reply', 'work', 'ask', 'answer', 'refuse'];
+export type StepName = 'reply' | 'work' | 'ask' | 'answer' | 'refuse' | 'configs' | 'list';
+/** In order; steps added later go last, so the hits of the earlier points keep their numbers. */
+export const STEPS: readonly StepName[] = ['reply', 'work', 'ask', 'answer', 'refuse', 'configs', 'list'];
+
+/** The push config the `configs` step makes on the work task and deletes again. */
+export const EXTRA_CONFIG = 'extra';
 
 /** A journal of nothing told (no step sent). */
 export function emptyJournal(): Journal {
@@ -148,8 +157,11 @@ export function mergeJournals(first: Journal, second: Journal): Journal {
     };
     const reply = a.reply ?? b.reply;
     const taskId = a.taskId ?? b.taskId;
+    const pageToken = a.pageToken ?? b.pageToken;
     if (reply !== undefined) told.reply = reply;
     if (taskId !== undefined) told.taskId = taskId;
+    if (pageToken !== undefined) told.pageToken = pageToken;
+    if (a.deleted === true || b.deleted === true) told.deleted = true;
     merged[step] = told;
   }
   return merged;
@@ -220,6 +232,20 @@ export async function sendStep(
 ): Promise<void> {
   const told = journal[step];
   const messageId = `${prefix}-${step}`;
+  if (step === 'configs') {
+    // Repeatable as it is: a config id names the config, and deleting is idempotent (G7).
+    const taskId = journal.work.taskId;
+    if (!taskId) throw new Error('no task to configure');
+    await client.createTaskPushNotificationConfig({ taskId, id: EXTRA_CONFIG, url: `${webhook}?extra` });
+    await client.deleteTaskPushNotificationConfig(taskId, EXTRA_CONFIG);
+    told.deleted = true;
+    return;
+  }
+  if (step === 'list') {
+    const page = await client.listTasks({ pageSize: 1 });
+    if (page.nextPageToken) told.pageToken = page.nextPageToken;
+    return;
+  }
   if (step === 'work' || step === 'answer') {
     const taskId = step === 'answer' ? journal.ask.taskId : undefined;
     if (step === 'answer' && !taskId) throw new Error('no task to answer');

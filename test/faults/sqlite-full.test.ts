@@ -15,10 +15,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TaskState } from '../../src/model/enums.js';
 import { startWebhook } from '../server/push/support.js';
 import { casesOf, runCase, type RunningCase } from './cases.js';
 import { tracePoints } from './harness.js';
+import { checkCounts } from './invariants.js';
 import { connect, mergeJournals, runScenario, STEPS, type Journal } from './scenario.js';
 
 /** What a caller may be told when its write met the full disk. */
@@ -65,17 +65,7 @@ async function whileFull({ child, prefix, webhook, told }: RunningCase): Promise
         if (id) assert.equal((await client.getTask(id)).id, id, `${step}: GetTask while full`);
       }
     }
-    const all = await client.listTasks({ pageSize: 100 });
-    assert.equal(all.totalSize, all.tasks.length, 'ListTasks counts tasks that are not there');
-    for (const status of [
-      TaskState.WORKING,
-      TaskState.INPUT_REQUIRED,
-      TaskState.COMPLETED,
-      TaskState.FAILED,
-    ]) {
-      const page = await client.listTasks({ pageSize: 100, status });
-      assert.equal(page.totalSize, page.tasks.length, `ListTasks counts ${status} tasks that are not there`);
-    }
+    await checkCounts(client);
     // What reached onError names the store's reason (not, say, that a task does not exist).
     for (const line of child.stderr().split('\n')) {
       if (line.startsWith('onError:')) assert.match(line, CLEAR_ERROR, 'onError was told another reason');
