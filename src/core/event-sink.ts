@@ -75,6 +75,8 @@ export class ExecutionSink implements TaskEventSink {
    * events are refused, and its end records the task as FAILED.
    */
   #writeFailure: unknown;
+  /** The task's first (staged) write failed: the store has no such task. */
+  #neverStored = false;
   /** Artifact ids whose last chunk was sent by this execution. */
   #finished: Set<string> | undefined;
   #resolveOutcome!: (outcome: ExecutionOutcome) => void;
@@ -276,6 +278,12 @@ export class ExecutionSink implements TaskEventSink {
     const phase = this.#phase;
     this.#phase = 'closed';
     if (phase === 'replied') return false;
+    if (this.#neverStored) {
+      // No task to end: its first write failed (its caller was told why). Thrown so onError
+      // hears the store's reason, not that the task does not exist; the kept lease is
+      // dropped at the next heartbeat, which finds no task to fail.
+      throw writeFailed(this.#writeFailure);
+    }
     if (this.#writeFailure !== undefined) {
       // The agent's last events are not in the store: the task ends FAILED, saying why.
       error = new Error(`the server could not record the agent's events (${errorText(this.#writeFailure)})`);
@@ -364,6 +372,7 @@ export class ExecutionSink implements TaskEventSink {
       written.then(
         () => this.#resolveOutcome(outcome),
         (error: unknown) => {
+          this.#neverStored = true;
           this.#onWriteFailed(error);
           this.#rejectOutcome(error);
         },

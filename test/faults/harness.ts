@@ -1,34 +1,31 @@
 /**
- * The fault suite's harness: runs the scenario against a real server process with a fault
- * planned at one write point (`A2A_FAULT_POINT`), restarts on the same store, and checks the
- * invariants of issue 26. Cases run two at a time (the machine has two cores).
+ * The fault suite's harness: a fresh store per case, the server process (fault-server.ts,
+ * bundled once) with a fault planned at one write point (`A2A_FAULT_POINT`), and the trace
+ * of the points one run of the scenario passes. The cases themselves are in cases.ts.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FaultAction, WritePoint } from '../../src/core/stores/fault-points.js';
+import type { WritePoint } from '../../src/core/stores/fault-points.js';
 import { WRITE_POINTS } from '../../src/core/stores/fault-points.js';
 import type { StoreSpec } from '../../src/core/stores/open.js';
-import { TaskState } from '../../src/model/enums.js';
-import { createA2AServer } from '../../src/server/http.js';
-import { callAs } from '../support/handler.js';
-import type { Webhook } from '../server/push/support.js';
 import { dropSchema, freshSchema, postgresUrl } from '../support/postgres.js';
-import {
-  checkInvariants,
-  emptyJournal,
-  faultServerOptions,
-  mergeJournals,
-  runScenario,
-  type Journal,
-} from './scenario.js';
+import { checkTrace, COUNTS_EVERY_MS, type StoreKind } from './points.js';
+import { runScenario } from './scenario.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Short, so a case waits little for a dead worker's lease to run out. */
 export const LEASE_MS = 300;
+/**
+ * The bound on a wait for input in the cases that check it: short, so a case waits little for
+ * a task left waiting to be ended, and long enough that the scenario's answer, sent right after
+ * its question, comes well within it on a busy machine.
+ */
+export const WAIT_BOUND_MS = 2000;
 
 /** A store made for one case, and how to remove it. */
 export interface CaseStore {
@@ -36,23 +33,45 @@ export interface CaseStore {
   dispose(): Promise<void>;
 }
 
-export type StoreKind = 'sqlite' | 'postgres';
+export type { StoreKind } from './points.js';
 
-/** A fresh store of `kind`: a SQLite file in a temporary folder, or a PostgreSQL schema. */
-export function freshStore(kind: StoreKind): CaseStore {
+/** Where {@link freshStore} makes a store, when not where it would. */
+export interface StorePlace {
+  /** The PostgreSQL server of the schema (default: the shared test server). */
+  readonly postgres?: string;
+  /**
+   * The SQLite file's page size (default SQLite's 4096): 512, the smallest, leaves a full
+   * disk little room inside pages already allocated, so most writes after it need a new one.
+   */
+  readonly sqlitePageSize?: number;
+}
+
+/**
+ * A fresh store of `kind`: a SQLite file in a temporary folder, or a PostgreSQL schema (on the
+ * shared test server unless `place` names another).
+ */
+export function freshStore(kind: StoreKind, place: StorePlace = {}): CaseStore {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'a2a-faults-'));
+    if (place.sqlitePageSize !== undefined) {
+      // An empty file of that page size (VACUUM writes the header); the server migrates it.
+      const db = new Database(join(dir, 'a2a.sqlite'));
+      db.pragma(`page_size = ${place.sqlitePageSize}`);
+      db.exec('VACUUM');
+      db.close();
+    }
     return {
       spec: `sqlite:${join(dir, 'a2a.sqlite')}`,
       dispose: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
     };
   }
+  const server = place.postgres ?? postgresUrl();
   const schema = freshSchema('faults');
-  const url = new URL(postgresUrl());
+  const url = new URL(server);
   url.searchParams.set('schema', schema);
   // Names the case's connections, so a test can find (and kill) their backends.
   url.searchParams.set('application_name', schema);
-  return { spec: url.toString() as StoreSpec, dispose: () => dropSchema(schema) };
+  return { spec: url.toString() as StoreSpec, dispose: () => dropSchema(schema, server) };
 }
 
 /** A running fault-server.ts process. */
@@ -109,9 +128,18 @@ function serverBundle(): Promise<string> {
   return bundled;
 }
 
-/** Starts fault-server.ts on `store` with `env` added; resolves once it listens (or was killed by its fault). */
-export async function startChild(store: StoreSpec, env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, [await serverBundle(), store, String(LEASE_MS)], {
+/**
+ * Starts fault-server.ts on `store` with `env` added (and the bound of a wait for input, when
+ * given); resolves once it listens (or was killed by its fault).
+ */
+export async function startChild(
+  store: StoreSpec,
+  env: Record<string, string>,
+  interruptedTimeoutMs?: number,
+): Promise<Child> {
+  const args = [await serverBundle(), store, String(LEASE_MS)];
+  if (interruptedTimeoutMs !== undefined) args.push(String(interruptedTimeoutMs));
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // The stores load their drivers with require(): found from the bundle's folder through NODE_PATH.
     env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env },
@@ -158,10 +186,13 @@ export async function tracePoints(kind: StoreKind, webhook: string): Promise<Map
   const trace = join(dir, 'trace');
   try {
     const child = await startChild(store.spec, { A2A_FAULT_TRACE: trace });
+    const started = Date.now();
     try {
       await runScenario(child.url!, 'trace', webhook);
-      // Let the push worker deliver and the heartbeat renew before the count is taken.
-      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+      // Let the push worker deliver and the heartbeat renew before the count is taken, and on
+      // PostgreSQL the task counts be folded once.
+      const until = kind === 'postgres' ? started + COUNTS_EVERY_MS + LEASE_MS : Date.now() + LEASE_MS;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(LEASE_MS, until - Date.now())));
     } finally {
       const end = await stopChild(child);
       assert.equal(end.code, 0, `the traced server exited with ${end.code ?? end.signal}: ${child.stderr()}`);
@@ -172,6 +203,7 @@ export async function tracePoints(kind: StoreKind, webhook: string): Promise<Map
       assert.ok((WRITE_POINTS as readonly string[]).includes(line), `unknown write point ${line}`);
       counts.set(line as WritePoint, (counts.get(line as WritePoint) ?? 0) + 1);
     }
+    checkTrace(kind, counts);
     return counts;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -179,142 +211,7 @@ export async function tracePoints(kind: StoreKind, webhook: string): Promise<Map
   }
 }
 
-/** One fault: the n-th hit of a point, and what happens there. */
-export interface FaultCase {
-  readonly point: WritePoint;
-  readonly hit: number;
-  readonly action: FaultAction;
-}
-
-/**
- * The restart after a fault, itself faulted at `fault` (the points only a restart passes:
- * retaking an abandoned claim, taking over a dead worker's lease): it sends every step again
- * and recovers, then stops or is killed. Returns what the client has been told in all.
- */
-async function faultedRestart(
-  store: StoreSpec,
-  prefix: string,
-  webhook: Webhook,
-  fault: FaultCase,
-  told: Journal,
-): Promise<Journal> {
-  const child = await startChild(store, { A2A_FAULT_POINT: `${fault.point}:${fault.hit}:${fault.action}` });
-  let second: Journal | undefined;
-  try {
-    if (child.url) second = await runScenario(child.url, prefix, webhook.url, told);
-    // Recovery runs at each heartbeat: give the fault its chance to be hit (a kill is
-    // expected: waited for up to ten lease times).
-    const wait = fault.action === 'kill' ? 10 * LEASE_MS : LEASE_MS;
-    await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, wait))]);
-  } finally {
-    const end = await stopChild(child);
-    assert.ok(
-      !unhandled(child.stderr()),
-      `the restarted server reported an unhandled error: ${child.stderr()}`,
-    );
-    if (fault.action === 'kill') {
-      assert.equal(end.signal, 'SIGKILL', `the restart never reached ${fault.point}: ${child.stderr()}`);
-    } else assert.equal(end.code, 0, child.stderr());
-  }
-  await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
-  return second ? mergeJournals(told, second) : told;
-}
-
-/**
- * Something done to the store while the scenario runs (a killed PostgreSQL backend); returns
- * the function that stops it.
- */
-export type Disturbance = (store: StoreSpec) => () => Promise<void>;
-
-/**
- * Points hit on a timer rather than by a step of the scenario (a heartbeat, the delivery
- * worker's polls): their first two hits stand for the rest.
- */
-const TIMED_POINTS: ReadonlySet<WritePoint> = new Set([
-  'lease.renew',
-  'push.outbox.claim',
-  'push.outbox.settle',
-]);
-
-/**
- * The cases of a trace: every point it passed, at each of its first `maxHits` hits (five: one
- * per step of the scenario; two for points hit on a timer).
- */
-export function casesOf(counts: Map<WritePoint, number>, action: FaultAction, maxHits = 5): FaultCase[] {
-  const cases: FaultCase[] = [];
-  for (const point of WRITE_POINTS) {
-    const n = Math.min(counts.get(point) ?? 0, TIMED_POINTS.has(point) ? 2 : maxHits);
-    for (let hit = 1; hit <= n; hit++) cases.push({ point, hit, action });
-  }
-  return cases;
-}
-
-function unhandled(stderr: string): boolean {
+/** True when a process's stderr shows an unhandled error (it must never have one). */
+export function unhandled(stderr: string): boolean {
   return /Unhandled|unhandledRejection|uncaught/i.test(stderr);
-}
-
-/**
- * Runs one case: the scenario against a server faulted at `fault`, then the invariants on a
- * restarted server (in this process) on the same store.
- */
-export async function runCase(
-  kind: StoreKind,
-  fault: FaultCase | undefined,
-  webhook: Webhook,
-  disturb?: Disturbance,
-  restartFault?: FaultCase,
-): Promise<void> {
-  const store = freshStore(kind);
-  const prefix = fault ? `${fault.point}-${fault.hit}-${fault.action}` : 'disturbed';
-  try {
-    const child = await startChild(
-      store.spec,
-      fault ? { A2A_FAULT_POINT: `${fault.point}:${fault.hit}:${fault.action}` } : {},
-    );
-    let told: Journal;
-    try {
-      const stop = disturb ? disturb(store.spec) : undefined;
-      try {
-        told = child.url ? await runScenario(child.url, prefix, webhook.url) : emptyJournal();
-      } finally {
-        await stop?.();
-      }
-      if (fault?.action === 'kill') {
-        // A point hit after the scenario (a heartbeat, a delivery) still kills it soon.
-        await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, LEASE_MS))]);
-      }
-    } finally {
-      const end = await stopChild(child);
-      const stderr = child.stderr();
-      assert.ok(!unhandled(stderr), `the faulted server reported an unhandled error: ${stderr}`);
-      if (end.signal !== 'SIGKILL') {
-        assert.equal(end.code, 0, `the faulted server exited with ${end.code ?? end.signal}: ${stderr}`);
-      }
-    }
-    // Past the lease time of everything the dead process held.
-    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
-    if (restartFault) told = await faultedRestart(store.spec, prefix, webhook, restartFault, told);
-    const server = createA2AServer(faultServerOptions(store.spec, LEASE_MS));
-    try {
-      const { url } = await server.listen(0, '127.0.0.1');
-      const ctx = callAs('anonymous');
-      const listActive = async () => {
-        const page = await server.handler.listTasks({ pageSize: 100 }, ctx);
-        return page.tasks.filter(
-          (t) => t.status.state === TaskState.SUBMITTED || t.status.state === TaskState.WORKING,
-        );
-      };
-      // Recovery runs at start and at each heartbeat: expired leases are ended within a few.
-      for (let i = 0; i < 40 && (await listActive()).length > 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 4));
-      }
-      await checkInvariants(url, prefix, webhook.url, told, listActive, () =>
-        webhook.received.map((r) => r.json),
-      );
-    } finally {
-      await server.close();
-    }
-  } finally {
-    await store.dispose();
-  }
 }

@@ -4,8 +4,8 @@
  * it retakes the claim or takes the lease over; the invariants hold after a third start.
  */
 import { test } from 'node:test';
-import type { FaultCase } from './harness.js';
-import { runCase, type StoreKind } from './harness.js';
+import { runCase, type FaultCase } from './cases.js';
+import type { StoreKind } from './harness.js';
 import { startWebhook } from '../server/push/support.js';
 
 /** A first fault, and the restart's point it leaves work for. */
@@ -29,7 +29,7 @@ for (const kind of ['sqlite', 'postgres'] as StoreKind[]) {
       await Promise.all(
         cases.map(({ first, then }) =>
           t.test(`${first.point} then ${then.point} (${then.action})`, () =>
-            runCase(kind, first, hook, undefined, then),
+            runCase(kind, hook, { fault: first, restartFault: then }),
           ),
         ),
       );

@@ -2,7 +2,9 @@
  * The list of write points is the stores' own: every write a durable store makes names its
  * point first (so the fault suite can stop a process there), and every listed point is named
  * by some store. A new write path that skips the hook, or a point no store names, fails here.
- * (The names themselves are checked by the type: `faultAt` takes only listed ones.)
+ * (The names themselves are checked by the type: `faultAt` takes only listed ones.) That the
+ * scenario passes each point is checked by every trace (points.ts, checkTrace): the points it
+ * cannot pass are listed there with the reason, and are checked here to have one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFaultPlan, WRITE_POINTS } from '../../src/core/stores/fault-points.js';
+import { UNTRACED } from './points.js';
 
 const STORES = fileURLToPath(new URL('../../src/core/stores/', import.meta.url));
 /** Connection, schema and migration files: they write only the schema. */
@@ -80,6 +83,25 @@ test('every listed write point is named by some store', () => {
     .join('\n');
   const unnamed = WRITE_POINTS.filter((point) => !all.includes(`'${point}'`));
   assert.deepEqual(unnamed, [], 'points listed in fault-points.ts that no store names');
+});
+
+test('a point no run of the scenario passes says why, and is passed on the other store or after a fault', () => {
+  for (const [kind, points] of Object.entries(UNTRACED)) {
+    for (const [point, reason] of Object.entries(points)) {
+      assert.ok((WRITE_POINTS as readonly string[]).includes(point), `${kind}: ${point} is no write point`);
+      assert.ok(reason.length > 20, `${kind}: ${point} says too little of why no run passes it`);
+    }
+  }
+  // Faulted nowhere (see points.ts): push.outbox.renew, and task.create, whose write the
+  // suite's server (push on) makes as task.stage on SQLite and push.outbox.enqueue on PostgreSQL.
+  // A new point no run passes on either store must join this list, saying so.
+  const nowhere = WRITE_POINTS.filter(
+    (point) =>
+      UNTRACED.sqlite[point] !== undefined &&
+      UNTRACED.postgres[point] !== undefined &&
+      !/after a fault/.test(UNTRACED.sqlite[point]!),
+  );
+  assert.deepEqual(nowhere, ['task.create', 'push.outbox.renew']);
 });
 
 test('A2A_FAULT_POINT is parsed strictly', () => {

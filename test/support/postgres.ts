@@ -22,13 +22,31 @@ export function freshSchema(prefix = 't'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
 }
 
-/** Drops a schema made for a test, with everything in it. */
-export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgresUrl() });
+/** Drops a schema made for a test, with everything in it (on the shared server unless `url`). */
+export async function dropSchema(schema: string, url = postgresUrl()): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Terminates every backend of the connections named `applicationName` (`pg_terminate_backend`),
+ * as a server restart or a failover does to a client; returns how many.
+ */
+export async function terminateBackends(applicationName: string, url = postgresUrl()): Promise<number> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+      [applicationName],
+    );
+    return rowCount ?? 0;
+  } finally {
+    await admin.end();
   }
 }

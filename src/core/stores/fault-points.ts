@@ -8,9 +8,13 @@
  * {@link faultAt} is undefined and a call site costs one property read.
  *
  * `A2A_FAULT_POINT=<point>:<n>[:<action>]`: at the n-th hit (1-based) of `<point>` in this
- * process, `kill` (the default) sends SIGKILL to the process; `eio` and `full` make that one
- * write throw (an I/O error, a full disk). Several plans may be given, separated by commas. `A2A_FAULT_TRACE=<file>` appends each point hit
- * to `<file>`, one name a line (how the suite knows a scenario passes every point).
+ * process, `kill` (the default) sends SIGKILL to the process; `eio` makes that one write throw
+ * an I/O error; `full` fills the disk there for real: every SQLite connection opened while the
+ * hook is on stops growing (`PRAGMA max_page_count` set to its current size), so this write and
+ * every later one that needs a new page fail with SQLite's own `SQLITE_FULL`, until
+ * {@link freeFaultDisks} gives the room back. Several plans may be given, separated by commas.
+ * `A2A_FAULT_TRACE=<file>` appends each point hit to `<file>`, one name a line (how the suite
+ * knows a scenario passes every point).
  */
 import type * as Fs from 'node:fs';
 import { requireNode } from '../node-modules.js';
@@ -86,15 +90,50 @@ export function parseFaultPlan(text: string): FaultPlan {
   return { point: point as WritePoint, hit: n, action };
 }
 
-/** The error a write fails with under `eio` or `full` (shaped like the real ones). */
-export function injectedFault(point: WritePoint, action: Exclude<FaultAction, 'kill'>): Error {
-  const error = new Error(
-    action === 'eio'
-      ? `disk I/O error (injected at ${point})`
-      : `database or disk is full (injected at ${point})`,
-  ) as Error & { code: string };
-  error.code = action === 'eio' ? 'SQLITE_IOERR' : 'SQLITE_FULL';
+/** The error a write fails with under `eio` (shaped like SQLite's own). */
+function injectedIoError(point: WritePoint): Error {
+  const error = new Error(`disk I/O error (injected at ${point})`) as Error & { code: string };
+  error.code = 'SQLITE_IOERR';
   return error;
+}
+
+/** A SQLite connection the `full` action can fill (registered by `SqliteDatabase.open`). */
+export interface FaultDisk {
+  /** Stops the file growing past its current size. */
+  fill(): void;
+  /** Lets it grow again, as before {@link FaultDisk.fill}. */
+  free(): void;
+}
+
+/** The connections open while the hook is on (one per open SQLite file). */
+const disks = new Set<FaultDisk>();
+
+/**
+ * Registers a connection for the `full` action (called only while the hook is on); returns
+ * the function that removes it (at close).
+ */
+export function addFaultDisk(disk: FaultDisk): () => void {
+  disks.add(disk);
+  return () => void disks.delete(disk);
+}
+
+/** How many `full` faults filled the disks in this process so far. */
+let fills = 0;
+
+/** How many `full` faults have filled the disks in this process (a test waits for its fault). */
+export function faultDiskFills(): number {
+  return fills;
+}
+
+/** Gives the room back to every connection a `full` fault filled (the disk freed). */
+export function freeFaultDisks(): void {
+  for (const disk of disks) disk.free();
+}
+
+function fillDisks(point: WritePoint): void {
+  if (disks.size === 0) throw new Error(`A2A_FAULT_POINT: full at ${point}, but no SQLite file is open`);
+  for (const disk of disks) disk.fill();
+  fills++;
 }
 
 function createHook(plans: readonly FaultPlan[], trace: string | undefined): (point: WritePoint) => void {
@@ -108,7 +147,9 @@ function createHook(plans: readonly FaultPlan[], trace: string | undefined): (po
     hits.set(point, hit);
     const plan = plans.find((p) => p.point === point && p.hit === hit);
     if (!plan) return;
-    if (plan.action !== 'kill') throw injectedFault(point, plan.action);
+    if (plan.action === 'eio') throw injectedIoError(point);
+    // This write goes on, and meets the real limit if it needs a new page.
+    if (plan.action === 'full') return fillDisks(point);
     process.kill(process.pid, 'SIGKILL');
     // The signal is delivered at once; nothing of this write may run meanwhile.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);

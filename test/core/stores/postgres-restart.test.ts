@@ -3,16 +3,16 @@
  * (its pool and its LISTEN connection) is terminated with pg_terminate_backend, again and
  * again while its agent writes events. The writes are retried with backoff, and the task
  * ends whole: every artifact chunk once, every message once, what the stream showed is what
- * GetTask returns. (The cluster is shared by the suite, so it is not really restarted.)
+ * GetTask returns. (The cluster is shared by the suite, so it is not really restarted here; the
+ * fault suite restarts a cluster of its own: test/faults/postgres-disturbed.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { TaskState } from '../../../src/model/enums.js';
 import type { AgentExecutor } from '../../../src/core/executor.js';
 import { createA2AServer } from '../../../src/server/http.js';
 import { callAs, deferred, TEST_CARD, userMessage } from '../../support/handler.js';
-import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
+import { dropSchema, freshSchema, postgresUrl, terminateBackends } from '../../support/postgres.js';
 import { artifactTexts, StreamReader } from '../../support/stream-reader.js';
 
 const CHUNKS = 12;
@@ -30,21 +30,6 @@ const agent: AgentExecutor = {
     await task.complete();
   },
 };
-
-/** Terminates every backend of the server's connections; returns how many. */
-async function killAll(appName: string): Promise<number> {
-  const admin = new pg.Client({ connectionString: postgresUrl() });
-  await admin.connect();
-  try {
-    const { rowCount } = await admin.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-      [appName],
-    );
-    return rowCount ?? 0;
-  } finally {
-    await admin.end();
-  }
-}
 
 test(
   'connections dropped while the agent writes: retried with backoff, the task is never half-written',
@@ -71,12 +56,12 @@ test(
     );
     await reader.until(() => artifactTexts(reader.view.artifacts).includes('out=c0;c1;c2;'));
 
-    assert.ok((await killAll(schema)) > 0, 'the server had connections to kill');
+    assert.ok((await terminateBackends(schema)) > 0, 'the server had connections to kill');
     gate.resolve();
     // Again while the agent's writes are under way.
     for (let i = 0; i < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await killAll(schema);
+      await terminateBackends(schema);
     }
     await reader.done;
 

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { UnavailableError } from '../../../src/errors/a2a-error.js';
 import { TaskState } from '../../../src/model/enums.js';
 import { createA2AServer } from '../../../src/server/http.js';
 import { SchemaTooNewError, StoreOpenError } from '../../../src/core/stores/sql/shared.js';
@@ -161,6 +162,38 @@ describe('SqliteDatabase', () => {
     t.after(() => other.close());
     const row = other.prepare("SELECT version, state FROM a2a_tasks WHERE id = 't1'").get();
     assert.deepEqual({ ...(row as object) }, { version: 1, state: TaskState.WORKING });
+  });
+
+  // A real full file (`max_page_count`): SQLite rolls the whole transaction back, so the writes
+  // queued after the one that failed would each have committed on their own, outside any
+  // transaction, while their callers were told the batch failed (issue 26, full disk).
+  test('a write that meets a full disk fails its whole batch: nothing of it is written', async (t) => {
+    const path = join(tempDir(t), 'full.sqlite');
+    const database = SqliteDatabase.open(path);
+    t.after(() => database.release());
+    const db = database.db;
+    db.exec('CREATE TABLE scratch (x TEXT)');
+    const insert = db.prepare('INSERT INTO scratch VALUES (?)');
+    // No room for a page more: the big row needs several, the small ones fit where they are.
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    const writes = [
+      database.write(() => insert.run('before')),
+      database.write(() => insert.run('x'.repeat(20_000))),
+      database.write(() => insert.run('after')),
+    ];
+    const results = await Promise.allSettled(writes);
+    for (const result of results) {
+      assert.equal(result.status, 'rejected');
+      const reason = (result as PromiseRejectedResult).reason as Error;
+      // UnavailableError: a caller may send the same request again once there is room.
+      assert.ok(reason instanceof UnavailableError, String(reason));
+      assert.match(reason.message, /the server's store is full \(database or disk is full\)/);
+    }
+    assert.deepEqual(db.prepare('SELECT x FROM scratch').all(), []);
+    // Room again: the same writes go through.
+    db.pragma('max_page_count = 1073741823');
+    await database.write(() => insert.run('after'));
+    assert.deepEqual(db.prepare('SELECT x FROM scratch').all(), [{ x: 'after' }]);
   });
 });
 

@@ -7,7 +7,9 @@
 import type * as Fs from 'node:fs';
 import type * as Path from 'node:path';
 import type Database from 'better-sqlite3';
+import { UnavailableError } from '../../../errors/a2a-error.js';
 import { requireNode } from '../../node-modules.js';
+import { addFaultDisk, faultAt, type FaultDisk } from '../fault-points.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
@@ -51,6 +53,20 @@ const LOCKED_CODES = new Set([
 function sqliteCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : '';
+}
+
+/**
+ * What a write that failed with `error` is rejected with: a full disk or an I/O error is the
+ * server unable to serve for now (UnavailableError: HTTP 503, gRPC UNAVAILABLE, JSON-RPC
+ * -32603), saying why in SQLite's words (which name no path), so a caller learns it may send
+ * the same request again later; anything else (a version conflict) is passed on as it is.
+ */
+function refusal(error: unknown): unknown {
+  const code = sqliteCode(error);
+  if (code !== 'SQLITE_FULL' && !code.startsWith('SQLITE_IOERR')) return error;
+  const reason = error instanceof Error ? error.message : code;
+  const what = code === 'SQLITE_FULL' ? 'is full' : 'could not write';
+  return new UnavailableError(`the server's store ${what} (${reason}); retry later`, { cause: error });
 }
 
 /** The error to show when opening `path` failed with `error`. */
@@ -125,6 +141,9 @@ export class SqliteDatabase {
   /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
   readonly #walSync: WalSync | undefined;
 
+  /** Removes this connection from the fault hook's disks (only while the hook is on). */
+  readonly #removeFaultDisk: (() => void) | undefined;
+
   /** The task count changes of the transaction being written, written at its end. */
   readonly taskCounts: TaskCountChanges;
 
@@ -141,6 +160,7 @@ export class SqliteDatabase {
   ) {
     this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule, beforeSync);
     const counts = (this.taskCounts = new TaskCountChanges(db));
+    this.#removeFaultDisk = faultAt ? addFaultDisk(fillableDisk(db)) : undefined;
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
         try {
@@ -148,7 +168,12 @@ export class SqliteDatabase {
           counts.keep();
         } catch (error) {
           counts.drop();
-          results.push({ ok: false, value: error });
+          // SQLite rolled the whole transaction back (it may on a full disk or an I/O error):
+          // the batch's earlier writes are undone, and its later ones would each commit on
+          // their own, outside any transaction, while their callers are told the batch failed.
+          // The batch fails as a whole instead.
+          if (!db.inTransaction) throw error;
+          results.push({ ok: false, value: refusal(error) });
         }
       }
       counts.flush();
@@ -162,7 +187,8 @@ export class SqliteDatabase {
    * task, arriving together) share one commit, so one fsync covers them all; while the log is
    * being synced, writes wait for its end and then share the next commit (they would wait
    * for the next sync anyway). A write that throws (a version conflict) rejects alone: its
-   * statements changed nothing, and the others still commit.
+   * statements changed nothing, and the others still commit; a failure that makes SQLite
+   * roll the transaction back (a full disk, an I/O error) rejects every write of the batch.
    *
    * `durable: false` acknowledges at the commit, without waiting for the sync: for a write
    * nothing is told on its strength alone (an idempotency claim), whose durability the
@@ -237,9 +263,11 @@ export class SqliteDatabase {
       // waits it once and fails as a whole (issue 26, item 8).
       this.#runBatch.immediate(batch, results);
     } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch was written.
+      // The commit itself failed, or a write's failure ended the transaction (disk full, I/O
+      // error): nothing of the batch was written.
       this.taskCounts.reset();
-      for (const write of batch) write.reject(error);
+      const refused = refusal(error);
+      for (const write of batch) write.reject(refused);
       return;
     }
     /** Answers the batch's writes: all of them, or those that do (`true`) or do not wait for the disk. */
@@ -330,12 +358,25 @@ export class SqliteDatabase {
     // Writes still queued are committed first: close() never drops an accepted write.
     if (this.#queue.length > 0) this.#flushAll();
     this.#walSync?.close();
+    this.#removeFaultDisk?.();
     this.db.close();
   }
 
   #flushAll(): void {
     while (this.#queue.length > 0) this.#flush();
   }
+}
+
+/**
+ * The fault hook's handle on a connection (test-only, see fault-points.ts): `max_page_count`
+ * is per connection, and cannot go below the file's current size.
+ */
+function fillableDisk(db: Database.Database): FaultDisk {
+  const roomy = db.pragma('max_page_count', { simple: true }) as number;
+  return {
+    fill: () => void db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`),
+    free: () => void db.pragma(`max_page_count = ${roomy}`),
+  };
 }
 
 /** The schema version recorded in the file (0 for a new file). */
