@@ -14,6 +14,7 @@ import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
 import { WalSync } from './wal-sync.js';
+import { WriteLockWait } from './write-lock-wait.js';
 
 /** Options of {@link SqliteDatabase.open}. */
 export interface SqliteOptions {
@@ -98,6 +99,8 @@ interface QueuedWrite {
   readonly reject: (error: unknown) => void;
   /** Acknowledged once on disk (else once committed: see {@link SqliteDatabase.write}). */
   readonly durable: boolean;
+  /** Goes before the writes not yet on disk (see {@link SqliteWriteOptions.seesOnlyDurable}). */
+  readonly leading: boolean;
 }
 
 /** Options of {@link SqliteDatabase.write}. */
@@ -141,6 +144,9 @@ export class SqliteDatabase {
   /** Syncs the log after commits (`synchronous: 'full'` on a file); undefined: SQLite syncs, or nothing to sync. */
   readonly #walSync: WalSync | undefined;
 
+  /** A batch waiting for the write lock another connection holds. */
+  readonly #lockWait: WriteLockWait;
+
   /** Removes this connection from the fault hook's disks (only while the hook is on). */
   readonly #removeFaultDisk: (() => void) | undefined;
 
@@ -156,8 +162,10 @@ export class SqliteDatabase {
     readonly db: Database.Database,
     readonly path: string,
     walPath: string | undefined,
+    private readonly busyTimeoutMs: number,
     beforeSync?: () => Promise<void>,
   ) {
+    this.#lockWait = new WriteLockWait(busyTimeoutMs, () => this.#schedule());
     this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule, beforeSync);
     const counts = (this.taskCounts = new TaskCountChanges(db));
     this.#removeFaultDisk = faultAt ? addFaultDisk(fillableDisk(db)) : undefined;
@@ -199,8 +207,9 @@ export class SqliteDatabase {
     if (!this.db.open) return Promise.reject(new StoreOpenError(`SQLite store ${this.path} is closed`));
     const durable = options.durable !== false;
     return new Promise<T>((resolve, reject) => {
-      const write = { run, resolve: resolve as (value: unknown) => void, reject, durable };
-      if (options.seesOnlyDurable === true) this.#queue.splice(this.#leading++, 0, write);
+      const leading = options.seesOnlyDurable === true;
+      const write = { run, resolve: resolve as (value: unknown) => void, reject, durable, leading };
+      if (leading) this.#queue.splice(this.#leading++, 0, write);
       else this.#queue.push(write);
       this.#schedule();
     });
@@ -237,12 +246,13 @@ export class SqliteDatabase {
 
   /** Schedules the next commit for the next turn, unless one is scheduled or a sync runs. */
   readonly #schedule = (): void => {
-    if (this.#scheduled || this.#queue.length === 0 || this.#walSync?.busy) return;
+    if (this.#scheduled || this.#queue.length === 0 || this.#walSync?.busy || this.#lockWait.waiting) return;
     this.#scheduled = true;
     setImmediate(this.#flush);
   };
 
-  readonly #flush = (): void => {
+  /** `blocking`: wait for the write lock with the busy timeout (at close); else off the event loop. */
+  readonly #flush = (blocking = false): void => {
     this.#scheduled = false;
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
@@ -261,8 +271,31 @@ export class SqliteDatabase {
       // a batch that found another connection holding the lock waited the busy timeout in
       // turn on the event loop (4 writes: 8.2 s measured with the default 2 s); now the batch
       // waits it once and fails as a whole (issue 26, item 8).
-      this.#runBatch.immediate(batch, results);
+      if (blocking) this.#runBatch.immediate(batch, results);
+      else {
+        // The lock is tried without waiting: a held lock is waited for on a timer (below).
+        this.db.pragma('busy_timeout = 0');
+        try {
+          this.#runBatch.immediate(batch, results);
+        } finally {
+          this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+        }
+      }
+      this.#lockWait.done();
     } catch (error) {
+      if (
+        !blocking &&
+        results.length === 0 &&
+        sqliteCode(error) === 'SQLITE_BUSY' &&
+        this.#lockWait.tryLater()
+      ) {
+        // BEGIN IMMEDIATE found the lock taken, so no write ran: the batch goes back first.
+        this.#queue = batch.concat(this.#queue);
+        let leading = 0;
+        while (leading < this.#queue.length && this.#queue[leading]!.leading) leading++;
+        this.#leading = leading;
+        return;
+      }
       // The commit itself failed, or a write's failure ended the transaction (disk full, I/O
       // error): nothing of the batch was written.
       this.taskCounts.reset();
@@ -332,7 +365,7 @@ export class SqliteDatabase {
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('journal_size_limit = 67108864');
       migrate(db, path);
-      const database = new SqliteDatabase(db, path, walPath, options.beforeSyncForTests);
+      const database = new SqliteDatabase(db, path, walPath, busyTimeoutMs, options.beforeSyncForTests);
       // The migration's commit, on disk before anything is served from it.
       database.#walSync?.syncNow();
       return database;
@@ -363,7 +396,8 @@ export class SqliteDatabase {
   }
 
   #flushAll(): void {
-    while (this.#queue.length > 0) this.#flush();
+    this.#lockWait.cancel();
+    while (this.#queue.length > 0) this.#flush(true);
   }
 }
 
