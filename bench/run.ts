@@ -15,7 +15,8 @@
  * connections), BENCH_MEMORY_TASKS (10000), BENCH_ONLY (comma-separated scenario
  * ids; `shipped` is `a2a serve` as users start it (bench/shipped.ts); the store ones are store-sqlite, store-postgres, list-sqlite, list-postgres,
  * memory-sqlite (RSS after BENCH_MEMORY_TASKS on SQLite) and replicas-postgres (event latency
- * from replica A's agent to a subscriber on replica B, see bench/replica-latency.ts)),
+ * from replica A's agent to a subscriber on replica B, see bench/replica-latency.ts) and
+ * replicas-throughput (one and two `a2a serve` replicas of one PostgreSQL, bench/replica-pair.ts)),
  * BENCH_LIST_TASKS (100000), A2A_BENCH_POSTGRES_URL (the PostgreSQL scenarios' server;
  * `npm run bench` starts a throwaway cluster when it is not set), BENCH_PROFILE=1 (a2a-kit child runs with --cpu-prof into bench/profiles/; summarise
  * with `node --import tsx bench/profile-summary.ts`).
@@ -32,6 +33,7 @@ import { benchPostgresUrl, withFreshSchema } from './postgres-url.js';
 import { measureReplicaLatency } from './replica-latency.js';
 import type { ParentMessage } from './servers/child.js';
 import { nextMessage, pin, startChild, stopChild } from './servers/control.js';
+import { replicaPairScenario } from './replica-pair.js';
 import { shippedScenario } from './shipped.js';
 import { sseLoad } from './sse-load.js';
 
@@ -732,6 +734,35 @@ async function main(): Promise<void> {
       notes.push(`replicas-postgres: ${figure.events} events, max ${fmt(figure.max, 2)} ms`);
     } catch (err) {
       notes.push(`replicas-postgres: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  if (!ONLY || ONLY.has('replicas-throughput')) {
+    process.stdout.write('SendMessage task on one and on two a2a serve replicas of one PostgreSQL\n');
+    try {
+      const figure = await replicaPairScenario({
+        rounds: ROUNDS,
+        roundSeconds: ROUND_SECONDS,
+        warmupSeconds: WARMUP_SECONDS,
+        connections: CONNECTIONS,
+        onFork: (child) => {
+          children.add(child);
+          child.on('exit', () => children.delete(child));
+        },
+      });
+      rows.push(['a2a serve on PostgreSQL, one replica (req/s)', fmt(figure.one), '', '', '', 'report', '']);
+      rows.push([
+        'a2a serve on PostgreSQL, two replicas, total (req/s)',
+        fmt(figure.two),
+        '',
+        '',
+        `${fmt(figure.two / figure.one, 2)}x one`,
+        'report',
+        '',
+      ]);
+      if (figure.failures) notes.push(`replicas-throughput: ${figure.failures} failed requests`);
+    } catch (err) {
+      notes.push(`replicas-throughput: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
