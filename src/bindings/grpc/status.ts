@@ -110,6 +110,9 @@ function readRichDetails(metadata: Metadata | undefined): RichDetails {
   return out;
 }
 
+/** grpc-js's details for a call whose stream ended without a gRPC status. */
+const NO_STATUS = /^Received RST_STREAM with code \d+ \(Call ended without gRPC status\)$/;
+
 /** Rebuilds a typed A2AError from a grpc-js error: ErrorInfo reason first, then the status code. */
 export function fromGrpcError(err: Partial<ServiceError> & { code?: number }): A2AError {
   const status = typeof err.code === 'number' ? err.code : GrpcCode.UNKNOWN;
@@ -117,6 +120,11 @@ export function fromGrpcError(err: Partial<ServiceError> & { code?: number }): A
   let code: A2AErrorCode | undefined;
   if (rich.reason && (rich.domain === undefined || rich.domain === A2A_ERROR_DOMAIN)) {
     code = codeForReason(rich.reason);
+  }
+  // grpc-js's own INTERNAL for a stream that closed without any status (the server or a proxy
+  // went away mid-call, as at a shutdown): a transport cut, so retryable, not a server error.
+  if (code === undefined && status === GrpcCode.INTERNAL && NO_STATUS.test(err.details ?? '')) {
+    code = 'Unavailable';
   }
   code ??= status === GrpcCode.INVALID_ARGUMENT ? 'InvalidParams' : codeForGrpcStatus(status);
   const message = rich.message ?? err.details ?? err.message;

@@ -16,6 +16,7 @@ import {
   InternalError,
   InvalidParamsError,
   TaskNotFoundError,
+  UnavailableError,
   VersionNotSupportedError,
 } from '../../../src/errors/a2a-error.js';
 
@@ -158,6 +159,16 @@ describe('gRPC wire conversion', () => {
     assert.equal(internal.code, 13);
     assert.ok(!internal.details.includes('hunter2'));
     assert.ok(fromGrpcError(internal) instanceof InternalError);
+  });
+  test('a stream cut without any gRPC status (the server went away mid-call) is Unavailable, so retried', () => {
+    // What grpc-js reports when a server stream is reset at a shutdown before its trailers.
+    const cut = fromGrpcError({
+      code: 13,
+      details: 'Received RST_STREAM with code 0 (Call ended without gRPC status)',
+    });
+    assert.ok(cut instanceof UnavailableError);
+    // A server's own INTERNAL stays InternalError.
+    assert.ok(fromGrpcError({ code: 13, details: 'Internal error' }) instanceof InternalError);
   });
   test('the direct SendMessageRequest decoder gives exactly what toJson gives', () => {
     const cases: MessageInitShape<typeof SendMessageRequestSchema>[] = [
