@@ -8,9 +8,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { benchPostgresUrl, withFreshSchema } from './postgres-url.js';
 import { startChild, stopChild } from './servers/control.js';
+import { median, taskLoad } from './task-load.js';
 
 /** Settings of one run, from bench/run.ts. */
 export interface ReplicaPairSettings {
@@ -29,42 +29,18 @@ export interface ReplicaPairFigure {
 }
 
 const SERVE_FILE = fileURLToPath(new URL('./servers/serve.ts', import.meta.url));
-const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
-const BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'SendMessage',
-  params: { message: { messageId: '[<id>]', role: 'ROLE_USER', parts: [{ text: 'task:hello' }] } },
-});
-
+/** All `urls` loaded at once, the connections split between them: total req/s and failures. */
 async function load(
   urls: string[],
   seconds: number,
   connections: number,
 ): Promise<{ value: number; failures: number }> {
-  const results = await Promise.all(
-    urls.map((url) =>
-      autocannon({
-        url,
-        method: 'POST',
-        headers: HEADERS,
-        body: BODY,
-        idReplacement: true,
-        connections: Math.max(1, Math.floor(connections / urls.length)),
-        duration: seconds,
-        verifyBody: (b: string) => b.includes('TASK_STATE_COMPLETED'),
-      }),
-    ),
-  );
+  const share = Math.max(1, Math.floor(connections / urls.length));
+  const results = await Promise.all(urls.map((url) => taskLoad(url, seconds, share)));
   return {
-    value: results.reduce((sum, r) => sum + r.requests.total / r.duration, 0),
-    failures: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx + r.mismatches, 0),
+    value: results.reduce((sum, r) => sum + r.value, 0),
+    failures: results.reduce((sum, r) => sum + r.failures, 0),
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Runs the scenario; throws when there is no PostgreSQL. */

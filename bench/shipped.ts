@@ -15,9 +15,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { benchPostgresUrl, withFreshSchema } from './postgres-url.js';
 import { startChild, stopChild } from './servers/control.js';
+import { median, taskLoad } from './task-load.js';
 
 /** Settings of one run, from bench/run.ts. */
 export interface ShippedSettings {
@@ -48,14 +48,6 @@ interface Variant {
 
 const SERVE_FILE = fileURLToPath(new URL('./servers/serve.ts', import.meta.url));
 const SDK_FILE = fileURLToPath(new URL('./servers/sdk.ts', import.meta.url));
-const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
-const BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'SendMessage',
-  params: { message: { messageId: '[<id>]', role: 'ROLE_USER', parts: [{ text: 'task:hello' }] } },
-});
-
 function variants(): Variant[] {
   const list: Variant[] = [
     {
@@ -78,32 +70,6 @@ function variants(): Variant[] {
   }
   list.push({ label: 'official SDK server (memory)' });
   return list;
-}
-
-async function load(
-  url: string,
-  seconds: number,
-  connections: number,
-): Promise<{ value: number; failures: number }> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers: HEADERS,
-    body: BODY,
-    idReplacement: true,
-    connections,
-    duration: seconds,
-    verifyBody: (b: string) => b.includes('TASK_STATE_COMPLETED'),
-  });
-  return {
-    value: result.requests.total / result.duration,
-    failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Runs the scenario; one figure per server, in the order listed in the header comment. */
@@ -143,10 +109,10 @@ export async function shippedScenario(settings: ShippedSettings): Promise<Shippe
       }
     }
     const live = started.filter((s) => s.url);
-    for (const server of live) await load(server.url!, settings.warmupSeconds, settings.connections);
+    for (const server of live) await taskLoad(server.url!, settings.warmupSeconds, settings.connections);
     for (let round = 0; round < settings.rounds; round++) {
       for (const server of round % 2 === 0 ? live : [...live].reverse()) {
-        const { value, failures } = await load(server.url!, settings.roundSeconds, settings.connections);
+        const { value, failures } = await taskLoad(server.url!, settings.roundSeconds, settings.connections);
         server.values.push(value);
         server.failures += failures;
         process.stdout.write(`  round ${round + 1} ${server.variant.label}: ${value.toFixed(0)} req/s\n`);
