@@ -176,15 +176,8 @@ export class PostgresEventBus implements EventBus {
     const head = `${this.#origin}\n[${JSON.stringify({ t: topic.tenant, k: topic.taskId })}`;
     const sql = `WITH body AS (INSERT INTO a2a_events (created_ms, payload) VALUES ($1, $2) RETURNING seq)
       SELECT pg_notify($3, left($4, -1) || ',"r":"' || seq || '"}]') FROM body`;
-    const params = [now, JSON.stringify(event), this.#channel, head];
-    const sent = this.#database.write({
-      sql,
-      params,
-      done: () => undefined,
-      alone: async () => {
-        await this.#database.query(sql, params);
-      },
-    });
+    // A repeated notification is harmless: subscribers skip versions they have.
+    const sent = this.#database.writeRepeatable(sql, [now, JSON.stringify(event), this.#channel, head]);
     if (++this.#bodiesWritten % 100 === 0) {
       void this.#database
         .query('DELETE FROM a2a_events WHERE created_ms < $1', [now - EVENT_BODY_TTL_MS])

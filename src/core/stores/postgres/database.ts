@@ -253,6 +253,21 @@ export class PostgresDatabase {
     return promise;
   }
 
+  /**
+   * {@link write} for a statement that is safe to repeat as it is (an upsert, a delete, a
+   * notification receivers skip when seen): run alone, it is retried like {@link query}.
+   */
+  writeRepeatable(sql: string, params: unknown[]): Promise<void> {
+    return this.write({
+      sql,
+      params,
+      done: noop,
+      alone: async () => {
+        await this.query(sql, params);
+      },
+    });
+  }
+
   readonly #flush = (): void => {
     this.#scheduled = false;
     const batch = this.#queue.splice(0, MAX_BATCH);

@@ -14,14 +14,7 @@ export class PostgresLeaseStore implements LeaseStore {
   /** A batched write that is safe to repeat as it is (an upsert or a delete). */
   protected async idempotentWrite(point: WritePoint, sql: string, params: unknown[]): Promise<void> {
     faultAt?.(point);
-    await this.database.write({
-      sql,
-      params,
-      done: () => undefined,
-      alone: async () => {
-        await this.database.query(sql, params);
-      },
-    });
+    await this.database.writeRepeatable(sql, params);
   }
 
   async acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
