@@ -17,8 +17,8 @@ import {
   type StoredTask,
   type TaskStore,
 } from '../../../src/core/stores/task-store.js';
-import type { AgentExecutor } from '../../../src/core/executor.js';
-import { callAs, testCard, userMessage } from '../../support/handler.js';
+import { testCard } from '../../support/handler.js';
+import { fourEvents, streamCheckedAgainstStore } from '../../support/staged-agent.js';
 import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
 
 const SCOPE = { tenant: '', owner: 'alice' };
@@ -228,14 +228,8 @@ describe('PostgresPushOutbox.stageChange', () => {
 describe('an agent on PostgreSQL (staged events)', () => {
   test('its events are combined into few writes and published in order, each once committed', async (t) => {
     const { stores, rowWrites, schema } = await openSchema(t);
-    const execute: AgentExecutor['execute'] = async (_ctx, events) => {
-      await events.working();
-      await events.artifact({ artifactId: 'out', text: 'one' });
-      await events.artifact({ artifactId: 'out', text: 'two' }, { append: true, lastChunk: true });
-      await events.complete();
-    };
     const handler = new DefaultRequestHandler({
-      executor: { execute },
+      executor: { execute: fourEvents },
       card: () => testCard({ streaming: true }),
       taskStore: stores.taskStore,
       pushConfigStore: stores.pushConfigStore,
@@ -247,32 +241,7 @@ describe('an agent on PostgreSQL (staged events)', () => {
     await reader.ready;
     t.after(() => reader.close());
     const before = await rowWrites();
-    const stream = await handler.sendStreamingMessage({ message: userMessage('go') }, callAs('alice'));
-    const seen: string[] = [];
-    let taskId = '';
-    let chunks = 0;
-    for await (const event of stream as AsyncIterable<StreamResponse>) {
-      taskId ||= event.task?.id ?? event.statusUpdate?.taskId ?? event.artifactUpdate?.taskId ?? '';
-      const stored = await reader.taskStore.get(SCOPE, taskId);
-      assert.ok(stored, 'the task is committed before its first event arrives');
-      if (event.task) seen.push(`task ${event.task.status.state}`);
-      if (event.artifactUpdate) {
-        chunks++;
-        const parts = stored.task.artifacts?.[0]?.parts.length ?? 0;
-        assert.ok(parts >= chunks, `chunk ${chunks} arrived with ${parts} parts stored`);
-        seen.push(`artifact ${event.artifactUpdate.artifact.parts[0]?.text}`);
-      }
-      if (event.statusUpdate) {
-        assert.equal(stored.task.status.state, event.statusUpdate.status.state);
-        seen.push(`status ${event.statusUpdate.status.state}`);
-      }
-    }
-    assert.deepEqual(seen, [
-      `task ${TaskState.WORKING}`,
-      'artifact one',
-      'artifact two',
-      `status ${TaskState.COMPLETED}`,
-    ]);
+    await streamCheckedAgainstStore(handler, (taskId) => reader.taskStore.get(SCOPE, taskId));
     // Four events and the task; far fewer row writes than five (cut by batches at most twice).
     const writes = (await rowWrites()) - before;
     assert.ok(writes <= 3, `row writes: ${writes}`);

@@ -17,6 +17,7 @@ import { MemoryPushConfigStore } from '../../../src/core/stores/memory/push-conf
 import { SqliteTaskStore } from '../../../src/core/stores/sqlite/task-store.js';
 import { TaskVersionConflictError, type StoredTask } from '../../../src/core/stores/task-store.js';
 import { callAs, deferred, testCard, userMessage } from '../../support/handler.js';
+import { fourEvents, streamCheckedAgainstStore } from '../../support/staged-agent.js';
 
 function tempFile(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-staged-'));
@@ -157,44 +158,12 @@ function sqliteHandler(
 describe('an agent on SQLite (staged events)', () => {
   test('its events are combined into few writes and published in order, each once durable', async (t) => {
     const path = tempFile(t);
-    const { handler, store } = sqliteHandler(t, path, async (_ctx, events) => {
-      await events.working();
-      await events.artifact({ artifactId: 'out', text: 'one' });
-      await events.artifact({ artifactId: 'out', text: 'two' }, { append: true, lastChunk: true });
-      await events.complete();
-    });
+    const { handler, store } = sqliteHandler(t, path, fourEvents);
     const writes = countRowWrites(store);
     // Another connection sees what is committed, as another process would.
     const reader = new SqliteTaskStore(path);
     t.after(() => reader.close());
-    const stream = await handler.sendStreamingMessage({ message: userMessage('go') }, callAs('alice'));
-    const seen: string[] = [];
-    let taskId = '';
-    let chunks = 0;
-    for await (const event of stream as AsyncIterable<StreamResponse>) {
-      taskId ||= event.task?.id ?? event.statusUpdate?.taskId ?? event.artifactUpdate?.taskId ?? '';
-      const stored = await reader.get(SCOPE, taskId);
-      // What the event tells is in the file by the time it arrives (the file may be further).
-      assert.ok(stored, 'the task is stored before its first event arrives');
-      if (event.task) seen.push(`task ${event.task.status.state}`);
-      if (event.artifactUpdate) {
-        chunks++;
-        const parts = stored.task.artifacts?.[0]?.parts.length ?? 0;
-        assert.ok(parts >= chunks, `chunk ${chunks} arrived with ${parts} parts stored`);
-        seen.push(`artifact ${event.artifactUpdate.artifact.parts[0]?.text}`);
-      }
-      if (event.statusUpdate) {
-        assert.equal(stored.task.status.state, event.statusUpdate.status.state);
-        seen.push(`status ${event.statusUpdate.status.state}`);
-      }
-    }
-    // Every event arrives, in order.
-    assert.deepEqual(seen, [
-      `task ${TaskState.WORKING}`,
-      'artifact one',
-      'artifact two',
-      `status ${TaskState.COMPLETED}`,
-    ]);
+    await streamCheckedAgainstStore(handler, (taskId) => reader.get(SCOPE, taskId));
     // Four events; one row write (two when the batch was cut between them).
     assert.ok(writes() <= 2, `row writes: ${writes()}`);
   });
