@@ -20,6 +20,7 @@ import {
 } from './call-facts.js';
 import { errorField, redactLogFields, safeUrl, scrubText } from './redact.js';
 import { prettyStream } from './pretty.js';
+import { BufferedLogDestination } from './log-destination.js';
 
 export type { Logger } from 'pino';
 
@@ -29,7 +30,7 @@ export interface LoggerOptions {
   level?: string;
   /** `pretty`: one human-readable line per entry; `json`: pino's JSON lines. @default 'json' */
   format?: 'pretty' | 'json';
-  /** Where lines go. @default process.stderr */
+  /** Where lines go. @default fd 2 (stderr), written in 16 KiB pieces at least every 100 ms */
   destination?: NodeJS.WritableStream;
 }
 
@@ -40,7 +41,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream =
     options.format === 'pretty'
       ? prettyStream(options.destination ?? process.stderr)
-      : (options.destination ?? bufferedStderr(pino));
+      : (options.destination ?? new BufferedLogDestination());
   return pino(
     {
       level: options.level ?? 'info',
@@ -49,60 +50,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     stream,
   );
-}
-
-/** How long a JSON line may wait in the stderr buffer before it is written. */
-const LOG_FLUSH_MS = 100;
-
-/** Bytes of JSON lines gathered before one write(2) (about 70 request lines). */
-const LOG_BUFFER_BYTES = 16 * 1024;
-
-/**
- * fd 2 through pino's destination, buffered: written (synchronously, so no write is left to a
- * callback on the thread pool) in {@link LOG_BUFFER_BYTES} pieces, at least every
- * {@link LOG_FLUSH_MS}, and at exit. process.stderr on a file or pipe makes one write(2) per
- * line: 16% of a busy server's CPU in a profile (4 KiB pieces still cost 2%).
- */
-function bufferedStderr(pino: typeof Pino.pino): ReturnType<typeof Pino.pino.destination> {
-  // sonic-boom refuses a minLength that is not below its largest write (16 KiB by default).
-  const destination = pino.destination({
-    dest: 2,
-    sync: true,
-    minLength: LOG_BUFFER_BYTES,
-    maxWrite: 4 * LOG_BUFFER_BYTES,
-  });
-  // Whether a line came since the last flush: an idle server makes no empty writes (sonic-boom's
-  // own periodicFlush writes every period, lines or not). pino flushes at exit only when async.
-  let pending = false;
-  const write = destination.write.bind(destination);
-  destination.write = (line: string): boolean => {
-    pending = true;
-    return write(line);
-  };
-  const timer = setInterval(() => {
-    if (!pending) return;
-    try {
-      destination.flush();
-      pending = false;
-    } catch {
-      // flush() before the fd is ready throws; the next tick writes it.
-    }
-  }, LOG_FLUSH_MS);
-  timer.unref?.();
-  // Whatever is still buffered is written when the process exits (process.exit included).
-  const atExit = (): void => {
-    try {
-      destination.flushSync();
-    } catch {
-      // Nothing to write, or fd 2 is gone: nothing more can be done at exit.
-    }
-  };
-  process.once('exit', atExit);
-  destination.on('close', () => {
-    clearInterval(timer);
-    process.off('exit', atExit);
-  });
-  return destination;
 }
 
 /** Round to 0.01 ms: log lines stay short. */
