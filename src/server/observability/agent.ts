@@ -75,20 +75,45 @@ export function observeExecutor(executor: AgentExecutor, options: ObserveExecuto
       span.end();
     }
   };
-  // Nothing to record while no trace is live: the agent is called straight, without the async
-  // wrapper's promise hops and the no-op instrument calls.
-  const quiet = logger === undefined && options.metricsLive === false;
+  // While no trace is live and no metric records, only a failure's log line is left to do: the
+  // agent is called straight (with a catch for that line), without the async wrapper's promise
+  // hops and the no-op instrument calls.
+  const direct = options.metricsLive === false;
+  const straight = (ctx: RequestContext, work: () => Promise<void>): Promise<void> =>
+    logger === undefined ? work() : logFailures(logger, ctx, work, secrets);
   const observed: AgentExecutor = {
     execute: (ctx: RequestContext, sink: TaskEventSink) =>
-      quiet && !live() ? executor.execute(ctx, sink) : run('execute', ctx, () => executor.execute(ctx, sink)),
+      direct && !live()
+        ? straight(ctx, () => executor.execute(ctx, sink))
+        : run('execute', ctx, () => executor.execute(ctx, sink)),
     ...(executor.resumable ? { resumable: true } : {}),
   };
   const cancel = executor.cancel;
   if (cancel) {
     observed.cancel = (ctx: RequestContext, sink: TaskEventSink) =>
-      quiet && !live()
-        ? cancel.call(executor, ctx, sink)
+      direct && !live()
+        ? straight(ctx, () => cancel.call(executor, ctx, sink))
         : run('cancel', ctx, () => cancel.call(executor, ctx, sink));
   }
   return observed;
+}
+
+/** `work()`, its failure (thrown or rejected) logged and passed on unchanged. */
+function logFailures(
+  logger: Logger,
+  ctx: RequestContext,
+  work: () => Promise<void>,
+  secrets: ReadonlySet<string> | undefined,
+): Promise<void> {
+  const fail = (error: unknown): never => {
+    logAgentFailure(logger, ctx, error, secrets);
+    throw error;
+  };
+  try {
+    // Promise.resolve hands a native promise back as it is; a plain JS agent may return nothing.
+    return Promise.resolve(work()).catch(fail);
+  } catch (error) {
+    // An executor that throws before its first await (not an async function).
+    return Promise.reject(error).catch(fail);
+  }
 }
