@@ -12,6 +12,7 @@ import { addFaultDisk, faultAt, type FaultDisk } from '../fault-points.js';
 import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
+import { PushConfigPresence } from './push-config-presence.js';
 import { WalSync } from './wal-sync.js';
 import { WriteLockWait } from './write-lock-wait.js';
 import { openError, refusal, sqliteCode } from './sqlite-errors.js';
@@ -98,11 +99,17 @@ export class SqliteDatabase {
   /** A batch waiting for the write lock another connection holds. */
   readonly #lockWait: WriteLockWait;
 
+  /** The busy timeout off and back on around a batch's BEGIN (prepared once: `pragma()` parses each time). */
+  readonly #busyTimeout: { readonly off: Database.Statement; readonly on: Database.Statement };
+
   /** Removes this connection from the fault hook's disks (only while the hook is on). */
   readonly #removeFaultDisk: (() => void) | undefined;
 
   /** The task count changes of the transaction being written, written at its end. */
   readonly taskCounts: TaskCountChanges;
+
+  /** Whether the file holds any push config (the outbox skips its work per event when not). */
+  readonly pushConfigs: PushConfigPresence;
 
   /** Runs a batch's writes in one transaction (made once: better-sqlite3 prepares BEGIN/COMMIT). */
   readonly #runBatch: Database.Transaction<
@@ -113,12 +120,17 @@ export class SqliteDatabase {
     readonly db: Database.Database,
     readonly path: string,
     walPath: string | undefined,
-    private readonly busyTimeoutMs: number,
+    busyTimeoutMs: number,
     beforeSync?: () => Promise<void>,
   ) {
     this.#lockWait = new WriteLockWait(busyTimeoutMs, () => this.#schedule());
+    this.#busyTimeout = {
+      off: db.prepare('PRAGMA busy_timeout = 0'),
+      on: db.prepare(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`),
+    };
     this.#walSync = walPath === undefined ? undefined : new WalSync(walPath, this.#schedule, beforeSync);
     const counts = (this.taskCounts = new TaskCountChanges(db));
+    this.pushConfigs = new PushConfigPresence(db);
     this.#removeFaultDisk = faultAt ? addFaultDisk(fillableDisk(db)) : undefined;
     this.#runBatch = db.transaction((batch: QueuedWrite[], results: { ok: boolean; value: unknown }[]) => {
       for (const write of batch) {
@@ -225,11 +237,11 @@ export class SqliteDatabase {
       if (blocking) this.#runBatch.immediate(batch, results);
       else {
         // The lock is tried without waiting: a held lock is waited for on a timer (below).
-        this.db.pragma('busy_timeout = 0');
+        this.#busyTimeout.off.get();
         try {
           this.#runBatch.immediate(batch, results);
         } finally {
-          this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+          this.#busyTimeout.on.get();
         }
       }
       this.#lockWait.done();
@@ -250,6 +262,7 @@ export class SqliteDatabase {
       // The commit itself failed, or a write's failure ended the transaction (disk full, I/O
       // error): nothing of the batch was written.
       this.taskCounts.reset();
+      this.pushConfigs.reset();
       const refused = refusal(error);
       for (const write of batch) write.reject(refused);
       return;
