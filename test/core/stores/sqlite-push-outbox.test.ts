@@ -137,6 +137,46 @@ describe('sqlite push outbox', () => {
     }
   });
 
+  test('no config in the file: events enqueue nothing; a config another connection adds, or one added after all were deleted, gets the next events', async () => {
+    const path = join(dir, `presence-${n++}.sqlite`);
+    const subject = openFile(path);
+    const other = new Database(path);
+    try {
+      const outbox = subject.outbox as SqlitePushOutbox;
+      const pending = async (): Promise<string[]> =>
+        (await outbox.list({ state: 'pending', limit: 50 }))
+          .sort((x, y) => x.seq - y.seq)
+          .map(
+            (row) =>
+              `${row.configId}:${(JSON.parse(row.payload) as StreamResponse).statusUpdate!.status.message!.messageId}`,
+          );
+      await subject.taskStore.save(workingRecord('t', 1), 0);
+      await outbox.stageChange(subject.taskStore, workingRecord('t', 2), 1, statusEvent('t', 2));
+      assert.deepEqual(await pending(), [], 'no config: nothing queued');
+
+      // Another connection (a second process on the file) adds a config: the cached "none" is
+      // dropped because the file changed under this connection (data_version).
+      other
+        .prepare(
+          `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, doc) VALUES ('', 'alice', 't', 'x', ?)`,
+        )
+        .run(JSON.stringify({ id: 'x', taskId: 't', url: 'https://example.com/x' }));
+      await outbox.stageChange(subject.taskStore, workingRecord('t', 3), 2, statusEvent('t', 3));
+      await outbox.saveChange(subject.taskStore, workingRecord('t', 4), 3, statusEvent('t', 4));
+      assert.deepEqual(await pending(), ['x:m3', 'x:m4']);
+
+      // Every config deleted here, then one added here again.
+      await subject.configs.deleteAll(scope, 't');
+      await outbox.stageChange(subject.taskStore, workingRecord('t', 5), 4, statusEvent('t', 5));
+      await subject.configs.put(scope, { id: 'y', taskId: 't', url: 'https://example.com/y' });
+      await outbox.stageChange(subject.taskStore, workingRecord('t', 6), 5, statusEvent('t', 6));
+      assert.deepEqual(await pending(), ['x:m3', 'x:m4', 'y:m6']);
+    } finally {
+      other.close();
+      await subject.close();
+    }
+  });
+
   test('openStores gives the SQLite outbox of the file', async () => {
     const subject = openFile(join(dir, `kind-${n++}.sqlite`));
     try {

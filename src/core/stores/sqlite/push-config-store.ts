@@ -43,6 +43,8 @@ export class SqlitePushConfigStore implements PushConfigStore {
     config: StoredPushConfig & { id: string; taskId: string },
   ): Promise<StoredPushConfig> {
     const doc = JSON.stringify(config);
+    // Before the write is queued: an event staged from now on carries its payload.
+    this.database.pushConfigs.added();
     return this.database.write(() => {
       faultAt?.('push.config.put');
       this.#put.run(scope.tenant, scope.owner, config.taskId, config.id, doc);
@@ -78,14 +80,17 @@ export class SqlitePushConfigStore implements PushConfigStore {
   delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
     return this.database.write(() => {
       faultAt?.('push.config.delete');
-      return this.#delete.run(scope.tenant, scope.owner, taskId, id).changes > 0;
+      const deleted = this.#delete.run(scope.tenant, scope.owner, taskId, id).changes > 0;
+      if (deleted) this.database.pushConfigs.removed();
+      return deleted;
     });
   }
 
   deleteAll(scope: TaskScope, taskId: string): Promise<void> {
     return this.database.write(() => {
       faultAt?.('push.config.delete');
-      this.#deleteAll.run(scope.tenant, scope.owner, taskId);
+      if (this.#deleteAll.run(scope.tenant, scope.owner, taskId).changes > 0)
+        this.database.pushConfigs.removed();
     });
   }
 

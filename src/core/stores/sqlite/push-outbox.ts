@@ -190,7 +190,10 @@ export class SqlitePushOutbox implements PushOutbox {
       return Promise.reject(new TaskVersionConflictError(record.task.id));
     }
     const doc = JSON.stringify(record.task);
-    const payloads = event ? [{ payload: JSON.stringify(event), generation: record.version }] : [];
+    const payloads =
+      event && this.database.pushConfigs.mayExist()
+        ? [{ payload: JSON.stringify(event), generation: record.version }]
+        : [];
     return this.database
       .write(() => {
         faultAt?.(expectedVersion === 0 ? 'task.create' : 'task.update');
@@ -202,8 +205,15 @@ export class SqlitePushOutbox implements PushOutbox {
   }
 
   // The payload now: the event is this change's; the task document is written later (the latest).
+  // None while the file holds no config: a config added later is seen by the events staged
+  // after it (see PushConfigPresence), as the row write reads the configs at its commit anyway.
   readonly stageChange: PushChangeWriter['saveChange'] = (_store, record, expectedVersion, event, change) =>
-    this.#staged.stage(record, expectedVersion, change, event ? JSON.stringify(event) : undefined);
+    this.#staged.stage(
+      record,
+      expectedVersion,
+      change,
+      event && this.database.pushConfigs.mayExist() ? JSON.stringify(event) : undefined,
+    );
 
   /** Tells the delivery workers that notifications were enqueued. */
   readonly #wake = (): void => {

@@ -280,7 +280,7 @@ export class SqliteTaskStore implements TaskStore, LeaseStore {
           let n = 0;
           for (const row of rows) {
             if (deleteTask.run(tenant, owner, row.id, state).changes === 1) {
-              deleteConfigs.run(tenant, owner, row.id);
+              if (deleteConfigs.run(tenant, owner, row.id).changes > 0) this.database.pushConfigs.removed();
               deleteEvents.run(tenant, owner, row.id);
               n++;
             }

@@ -1,0 +1,50 @@
+/**
+ * Whether a SQLite file holds any push config: the one cached check that lets a server with
+ * push on, and no config on any task (most servers, most of the time), skip the outbox's work per
+ * event (serialising the event as a payload, reading the task's configs).
+ */
+import type { Database, Statement } from 'better-sqlite3';
+
+/**
+ * The answer is kept until it may have changed: this connection adds a config (true at once,
+ * before the insert is even queued), removes one (counted again after the delete ran), a batch
+ * is rolled back, or another connection committed anything (SQLite's `data_version` moved).
+ */
+export class PushConfigPresence {
+  #any: boolean | undefined;
+  #dataVersion: unknown;
+  #statements: { readonly any: Statement; readonly dataVersion: Statement } | undefined;
+
+  constructor(private readonly db: Database) {}
+
+  /** False only when the file holds no push config (so no event needs a notification). */
+  mayExist(): boolean {
+    // Prepared on first use: the table exists once the migrations ran.
+    const statements = (this.#statements ??= {
+      any: this.db.prepare('SELECT EXISTS (SELECT 1 FROM a2a_push_configs)').pluck(),
+      dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
+    });
+    const dataVersion = statements.dataVersion.get();
+    if (dataVersion !== this.#dataVersion) {
+      this.#dataVersion = dataVersion;
+      this.#any = undefined;
+    }
+    this.#any ??= statements.any.get() === 1;
+    return this.#any;
+  }
+
+  /** A config is about to be written on this connection. */
+  added(): void {
+    this.#any = true;
+  }
+
+  /** Configs were deleted on this connection (called after the delete ran): count again. */
+  removed(): void {
+    this.#any = undefined;
+  }
+
+  /** A batch was rolled back: what this connection wrote is undone, so count again. */
+  reset(): void {
+    this.#any = undefined;
+  }
+}
