@@ -41,17 +41,24 @@ export interface RunningExample {
 }
 
 /**
- * `npm start` in `examples/<name>` with PORT (0 unless given): resolves once the example
- * prints its URL (`... at http://127.0.0.1:<port>`), or `urlOf(port)` for a host that prints none.
+ * `npm start` in `examples/<name>` with PORT (0 unless given) and `env`: resolves once the
+ * example prints its URL (`... at http://127.0.0.1:<port>`), or `urlOf(port)` for a host that
+ * prints none.
  */
 export async function startExample(
   name: string,
-  options: { port?: number; ready?: RegExp } = {},
+  options: { port?: number; ready?: RegExp; env?: Record<string, string> } = {},
 ): Promise<RunningExample> {
   await requireBuiltPackage();
   const child = spawn('npm', ['start', '--silent'], {
     cwd: `${ROOT}examples/${name}`,
-    env: { ...process.env, PORT: String(options.port ?? 0), NO_COLOR: '1', NEXT_TELEMETRY_DISABLED: '1' },
+    env: {
+      ...process.env,
+      PORT: String(options.port ?? 0),
+      NO_COLOR: '1',
+      NEXT_TELEMETRY_DISABLED: '1',
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -1,11 +1,13 @@
 /**
- * Cloudflare Workers (issue 29): examples/cloudflare-worker bundled with esbuild as wrangler
- * would, run by the real `workerd` from npm (nodejs_compat), memory store.
+ * Cloudflare Workers (issue 29): examples/cloudflare-worker (its agent in a Durable Object, see
+ * also workerd-durable-object.test.ts) started by its `npm start`, and test workers bundled with
+ * esbuild as wrangler would, run by the real `workerd` from npm (nodejs_compat).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostTestServer } from '../server/adapters/host-checks.js';
 import { WORKERD, bundleWorker } from './workerd-support.js';
@@ -23,9 +25,13 @@ import {
 
 test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   const port = await freePort();
+  // The example's Durable Object keeps its tasks here, not in the example's own a2a-data/.
+  const dataDir = await mkdtemp(join(tmpdir(), 'a2a-workerd-example-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const example = await startExample('cloudflare-worker', {
     port,
     ready: /serving on (http:\/\/127\.0\.0\.1:\d+)/,
+    env: { A2A_DATA_DIR: dataDir },
   });
   t.after(() => example.stop());
   await checkExampleAgent(example.url);
