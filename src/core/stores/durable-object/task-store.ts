@@ -7,7 +7,6 @@
  */
 import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL, listSql, storedTask } from '../sql/shared.js';
 import { loggedEvent, type EventRow } from '../sql/event-log.js';
-import type { LeaseRef, LeaseStore } from '../leases.js';
 import {
   TaskVersionConflictError,
   type IdempotencyKey,
@@ -21,6 +20,7 @@ import {
   type TaskScope,
   type TaskStore,
 } from '../task-store.js';
+import { DurableObjectLeaseStore } from './lease-store.js';
 import { migrate } from './schema.js';
 import {
   changedRows,
@@ -38,14 +38,6 @@ interface TaskRow {
   doc: string;
 }
 
-interface LeaseRow {
-  [column: string]: string;
-  tenant: string;
-  owner: string;
-  task_id: string;
-  worker: string;
-}
-
 /** Rows removed per retention transaction; other requests of the object run between chunks. */
 const PURGE_CHUNK = 500;
 
@@ -55,17 +47,19 @@ function nextTurn(): Promise<void> {
 }
 
 /**
- * A {@link TaskStore} (and lease store, for crash recovery) over a Durable Object's SQLite
- * storage; creates or migrates its tables when constructed. Give it `ctx.storage`.
+ * A {@link TaskStore} (and, through {@link DurableObjectLeaseStore}, the lease store of crash
+ * recovery) over a Durable Object's SQLite storage; creates or migrates its tables when
+ * constructed. Give it `ctx.storage`.
  */
-export class DurableObjectTaskStore implements TaskStore, LeaseStore {
+export class DurableObjectTaskStore extends DurableObjectLeaseStore implements TaskStore {
   readonly #storage: DurableObjectStorageLike;
   readonly #sql: SqlStorageLike;
 
   constructor(storage: DurableObjectStorageLike) {
+    migrate(storage);
+    super(storage);
     this.#storage = storage;
     this.#sql = storage.sql;
-    migrate(storage);
   }
 
   get(scope: TaskScope, id: string): Promise<StoredTask | undefined> {
@@ -323,94 +317,5 @@ export class DurableObjectTaskStore implements TaskStore, LeaseStore {
         .one();
       return new Uint8Array(value);
     });
-  }
-
-  acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
-    return settle(() => {
-      this.#sql.exec(
-        `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
-        ref.tenant,
-        ref.owner,
-        ref.taskId,
-        ref.worker,
-        untilMs,
-      );
-    });
-  }
-
-  hasLiveLease(tenant: string, owner: string, taskId: string, nowMs: number): Promise<boolean> {
-    return settle(
-      () =>
-        this.#sql
-          .exec<{ n: number }>(
-            'SELECT count(*) AS n FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND until_ms >= ?',
-            tenant,
-            owner,
-            taskId,
-            nowMs,
-          )
-          .one().n > 0,
-    );
-  }
-
-  renewLeases(worker: string, untilMs: number): Promise<void> {
-    return settle(() => {
-      this.#sql.exec('UPDATE a2a_leases SET until_ms = ? WHERE worker = ?', untilMs, worker);
-    });
-  }
-
-  releaseLease(ref: LeaseRef): Promise<void> {
-    return settle(() => {
-      this.#sql.exec(
-        'DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ?',
-        ref.tenant,
-        ref.owner,
-        ref.taskId,
-        ref.worker,
-      );
-    });
-  }
-
-  expiredLeases(nowMs: number, limit: number): Promise<LeaseRef[]> {
-    return settle(() =>
-      this.#sql
-        .exec<LeaseRow>(
-          'SELECT tenant, owner, task_id, worker FROM a2a_leases WHERE until_ms < ? ORDER BY until_ms LIMIT ?',
-          nowMs,
-          limit,
-        )
-        .toArray()
-        .map((row) => ({ tenant: row.tenant, owner: row.owner, taskId: row.task_id, worker: row.worker })),
-    );
-  }
-
-  takeOverLease(ref: LeaseRef, worker: string, nowMs: number, untilMs: number): Promise<boolean> {
-    return settle(() =>
-      this.#storage.transactionSync(() => {
-        const taken = changedRows(
-          this.#sql.exec(
-            `DELETE FROM a2a_leases WHERE tenant = ? AND owner = ? AND task_id = ? AND worker = ? AND until_ms < ?
-             RETURNING 1 AS changed`,
-            ref.tenant,
-            ref.owner,
-            ref.taskId,
-            ref.worker,
-            nowMs,
-          ),
-        );
-        if (taken !== 1) return false;
-        this.#sql.exec(
-          `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
-          ref.tenant,
-          ref.owner,
-          ref.taskId,
-          worker,
-          untilMs,
-        );
-        return true;
-      }),
-    );
   }
 }
