@@ -4,9 +4,10 @@
  * bundled as wrangler would and run by the real `workerd` with its objects on a local disk
  * directory. The agent answers every operation, SubscribeToTask included (the object's memory
  * is the event bus of its requests); then workerd is killed (SIGKILL) and started
- * again on the same directory, and the tasks and idempotency records are still there.
+ * again on the same directory, and the tasks and idempotency records are still there. And crash
+ * recovery: a task a killed object was running is failed by the object's next incarnation.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,8 +22,11 @@ import {
   type WatchedProcess,
 } from './support.js';
 
-/** The workerd config of the example (as its build.mjs writes it), objects kept in `dataDir`. */
-function durableObjectConfig(port: number, dataDir: string): string {
+/**
+ * The workerd config of the example (as its build.mjs writes it), objects of `className` kept
+ * in `dataDir`.
+ */
+function durableObjectConfig(port: number, dataDir: string, className = 'A2AAgent'): string {
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
@@ -35,30 +39,41 @@ const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "2025-09-01",
   compatibilityFlags = ["nodejs_compat", "enable_request_signal"],
-  durableObjectNamespaces = [ (className = "A2AAgent", uniqueKey = "a2a-anywhere-agent", enableSql = true) ],
+  durableObjectNamespaces = [ (className = "${className}", uniqueKey = "a2a-anywhere-agent", enableSql = true) ],
   durableObjectStorage = (localDisk = "a2a-data"),
-  bindings = [ (name = "A2A_AGENT", durableObjectNamespace = "A2AAgent") ],
+  bindings = [ (name = "A2A_AGENT", durableObjectNamespace = "${className}") ],
 );
 `;
 }
 
-test('workerd Durable Object store: every operation, and tasks and idempotency survive a kill', async (t) => {
-  await requireBuiltPackage();
-  const dir = await bundleWorker(t, 'examples/cloudflare-worker/worker.mjs');
+/** A worker bundled from `entry` and served by workerd on a fresh port, its objects on disk. */
+async function durableObjectWorker(
+  t: TestContext,
+  entry: string,
+  className?: string,
+): Promise<{ url: string; start(): Promise<WatchedProcess> }> {
+  const dir = await bundleWorker(t, entry);
   const dataDir = join(dir, 'a2a-data');
   await mkdir(dataDir);
   const port = await freePort();
-  await writeFile(join(dir, 'config.capnp'), durableObjectConfig(port, dataDir));
-  const start = async (): Promise<WatchedProcess> => {
-    // The binary itself, in its own process group, ended by the test whatever happens.
-    const workerd = spawnWatched(WORKERD, ['serve', join(dir, 'config.capnp'), '--experimental']);
-    t.after(() => workerd.stop('SIGKILL'));
-    await waitForPort(port).catch((error: Error) => {
-      throw new Error(`${error.message}; workerd said: ${workerd.output()}`);
-    });
-    return workerd;
+  await writeFile(join(dir, 'config.capnp'), durableObjectConfig(port, dataDir, className));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    start: async () => {
+      // The binary itself, in its own process group, ended by the test whatever happens.
+      const workerd = spawnWatched(WORKERD, ['serve', join(dir, 'config.capnp'), '--experimental']);
+      t.after(() => workerd.stop('SIGKILL'));
+      await waitForPort(port).catch((error: Error) => {
+        throw new Error(`${error.message}; workerd said: ${workerd.output()}`);
+      });
+      return workerd;
+    },
   };
-  const url = `http://127.0.0.1:${port}`;
+}
+
+test('workerd Durable Object store: every operation, and tasks and idempotency survive a kill', async (t) => {
+  await requireBuiltPackage();
+  const { url, start } = await durableObjectWorker(t, 'examples/cloudflare-worker/worker.mjs');
 
   const first = await start();
   // Card, SendMessage, SendStreamingMessage (SSE), GetTask, CancelTask.
@@ -113,6 +128,41 @@ test('workerd Durable Object store: every operation, and tasks and idempotency s
       resumed.tasks.map((task) => task.id),
       rest.tasks.map((task) => task.id),
     );
+  } finally {
+    await client.close();
+  }
+});
+
+test('workerd Durable Object store: a task the killed object was running is failed by its next start', async (t) => {
+  await requireBuiltPackage();
+  const { url, start } = await durableObjectWorker(
+    t,
+    'test/runtimes/durable-object-recovery-worker.mjs',
+    'HoldingAgent',
+  );
+  const first = await start();
+  let client = await A2AClient.connect(url);
+  const sent = await client.send({ text: 'hold', returnImmediately: true });
+  const taskId = sent.kind === 'task' ? sent.task.id : '';
+  // Held once WORKING: the execution runs, under its lease.
+  let state = '';
+  for (let i = 0; i < 100 && state !== 'TASK_STATE_WORKING'; i++) {
+    state = (await client.getTask(taskId)).status.state;
+    if (state !== 'TASK_STATE_WORKING') await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(state, 'TASK_STATE_WORKING');
+  await client.close();
+  await first.stop('SIGKILL');
+
+  await start();
+  client = await A2AClient.connect(url);
+  try {
+    // The first request wakes the object; its lease heartbeat finds the dead one's lease expired.
+    for (let i = 0; i < 150 && state === 'TASK_STATE_WORKING'; i++) {
+      state = (await client.getTask(taskId)).status.state;
+      if (state === 'TASK_STATE_WORKING') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal(state, 'TASK_STATE_FAILED');
   } finally {
     await client.close();
   }
