@@ -1,5 +1,5 @@
 // Cloudflare Workers (workerd): the Worker sends every request to one Durable Object, whose
-// SQLite storage holds the tasks (they survive restarts and deploys). All requests of a tenant
+// SQLite storage holds the tasks (they survive restarts). All requests of a tenant
 // go to the same object, so its streams and SubscribeToTask meet the task manager running the
 // task. The server is made on the object's first request: Workers allow no timers or random
 // values at global scope.
