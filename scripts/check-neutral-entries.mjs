@@ -15,6 +15,7 @@ export const NEUTRAL_ENTRIES = {
   'a2a-kit/client': 'src/client/index.ts',
   'a2a-kit/model': 'src/model/index.ts',
   'a2a-kit/errors': 'src/errors/index.ts',
+  'a2a-kit/cloudflare': 'src/server/adapters/cloudflare.ts',
 };
 
 /**

@@ -1,6 +1,9 @@
-// Cloudflare Workers (workerd): the fetch handler is the whole worker. The server is made on
-// the first request: Workers allow no timers or random values at global scope.
-import { createA2AServer } from 'a2a-kit/server';
+// Cloudflare Workers (workerd): the Worker sends every request to one Durable Object, whose
+// SQLite storage holds the tasks (they survive restarts). All requests of a tenant
+// go to the same object, so its streams and SubscribeToTask meet the task manager running the
+// task. The server is made on the object's first request: Workers allow no timers or random
+// values at global scope.
+import { createDurableObjectServer } from 'a2a-kit/cloudflare';
 
 /**
  * The agent: streams its answer one word per artifact chunk, then completes. `wait` keeps the
@@ -33,11 +36,21 @@ const card = {
   skills: [{ id: 'echo', name: 'Echo', description: 'Streams the message back', tags: ['example'] }],
 };
 
-let server;
+/** The Durable Object class (SQLite storage: `new_sqlite_classes` in wrangler.toml). */
+export class A2AAgent {
+  constructor(ctx) {
+    this.ctx = ctx;
+  }
+
+  fetch(request) {
+    this.server ??= createDurableObjectServer(this.ctx.storage, { agent, card });
+    return this.server.fetch(request);
+  }
+}
 
 export default {
-  fetch(request) {
-    server ??= createA2AServer({ agent, card, store: 'memory' });
-    return server.fetch(request);
+  fetch(request, env) {
+    // One object per tenant (here a single one); a multi-tenant Worker names it by tenant.
+    return env.A2A_AGENT.get(env.A2A_AGENT.idFromName('default')).fetch(request);
   },
 };

@@ -41,17 +41,24 @@ export interface RunningExample {
 }
 
 /**
- * `npm start` in `examples/<name>` with PORT (0 unless given): resolves once the example
- * prints its URL (`... at http://127.0.0.1:<port>`), or `urlOf(port)` for a host that prints none.
+ * `npm start` in `examples/<name>` with PORT (0 unless given) and `env`: resolves once the
+ * example prints its URL (`... at http://127.0.0.1:<port>`), or `urlOf(port)` for a host that
+ * prints none.
  */
 export async function startExample(
   name: string,
-  options: { port?: number; ready?: RegExp } = {},
+  options: { port?: number; ready?: RegExp; env?: Record<string, string> } = {},
 ): Promise<RunningExample> {
   await requireBuiltPackage();
   const child = spawn('npm', ['start', '--silent'], {
     cwd: `${ROOT}examples/${name}`,
-    env: { ...process.env, PORT: String(options.port ?? 0), NO_COLOR: '1', NEXT_TELEMETRY_DISABLED: '1' },
+    env: {
+      ...process.env,
+      PORT: String(options.port ?? 0),
+      NO_COLOR: '1',
+      NEXT_TELEMETRY_DISABLED: '1',
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -106,14 +113,14 @@ function waitForUrl(child: ChildProcess, pattern: RegExp, port: number | undefin
 }
 
 /**
- * Ends the process group of `child` (spawned `detached`: npm, its shell and the runtime), SIGKILL
- * after 5 s, and waits for `child`.
+ * Ends the process group of `child` (spawned `detached`: npm, its shell and the runtime) with
+ * `signal`, SIGKILL after 5 s, and waits for `child`.
  */
-export async function stopGroup(child: ChildProcess): Promise<void> {
+export async function stopGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    process.kill(-child.pid, 'SIGTERM');
+    process.kill(-child.pid, signal);
   } catch {
     return;
   }
@@ -200,8 +207,8 @@ export interface WatchedProcess {
   seen(pattern: RegExp): Promise<RegExpMatchArray>;
   /** All output so far. */
   output(): string;
-  /** Ends the whole group (SIGKILL after 5 s) and waits for it. */
-  stop(): Promise<void>;
+  /** Ends the whole group with `signal` (SIGTERM unless given; SIGKILL after 5 s) and waits for it. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Starts `command args` in ROOT as its own process group, its output watched. */
@@ -220,7 +227,7 @@ export function spawnWatched(command: string, args: string[], env?: NodeJS.Proce
   child.stderr.on('data', append);
   return {
     output: () => output,
-    stop: () => stopGroup(child),
+    stop: (signal) => stopGroup(child, signal),
     seen: (pattern) =>
       new Promise((resolve, reject) => {
         const check = (): boolean => {

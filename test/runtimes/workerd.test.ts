@@ -1,19 +1,18 @@
 /**
- * Cloudflare Workers (issue 29): examples/cloudflare-worker bundled with esbuild as wrangler
- * would, run by the real `workerd` from npm (nodejs_compat), memory store.
+ * Cloudflare Workers (issue 29): examples/cloudflare-worker (its agent in a Durable Object, see
+ * also workerd-durable-object.test.ts) started by its `npm start`, and test workers bundled with
+ * esbuild as wrangler would, run by the real `workerd` from npm (nodejs_compat).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { hostTestServer } from '../server/adapters/host-checks.js';
+import { WORKERD, bundleWorker } from './workerd-support.js';
 import {
   EXPECTED_CLIENT_SUMMARY,
-  ROOT,
   checkExampleAgent,
   freePort,
   checkStreamDrop,
@@ -24,50 +23,19 @@ import {
   waitForPort,
 } from './support.js';
 
-/**
- * The workerd binary itself. node_modules/.bin/workerd is a Node shim that spawns it when npm ran
- * no postinstall (as `npm ci` here does), and a signal to the shim left the binary running with
- * the test's stdout: the runner then waited for that pipe forever.
- */
-const WORKERD = (createRequire(import.meta.url)('workerd') as { default: string }).default;
-
 test('workerd: card, SendMessage, SSE, GetTask, CancelTask', async (t) => {
   const port = await freePort();
+  // The example's Durable Object keeps its tasks here, not in the example's own a2a-data/.
+  const dataDir = await mkdtemp(join(tmpdir(), 'a2a-workerd-example-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const example = await startExample('cloudflare-worker', {
     port,
     ready: /serving on (http:\/\/127\.0\.0\.1:\d+)/,
+    env: { A2A_DATA_DIR: dataDir },
   });
   t.after(() => example.stop());
   await checkExampleAgent(example.url);
 });
-
-/** Bundles `entry` as a Workers bundler does (lazy imports left out) into `<dir>/worker.js`. */
-async function bundleWorker(t: { after(fn: () => Promise<void>): void }, entry: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-workerd-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile: join(dir, 'worker.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['node:*'],
-    // What a2a-kit loads on first use (gRPC, the push sender) stays out, as in the example.
-    plugins: [
-      {
-        name: 'lazy-imports-stay-lazy',
-        setup(b) {
-          b.onResolve({ filter: /.*/ }, (args) =>
-            args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
-          );
-        },
-      },
-    ],
-    logLevel: 'warning',
-  });
-  return dir;
-}
 
 /** {@link bundleWorker}, and a workerd config serving it on `port`. */
 async function workerDir(
