@@ -26,7 +26,7 @@ export default {
   ignoreExportsUsedInFile: true,
   // System tools the tests and benchmarks run (not npm packages), and our own bin, which the
   // package test runs from the installed tarball.
-  ignoreBinaries: ['taskset', 'script', 'openssl', 'a2a'],
+  ignoreBinaries: ['taskset', 'script', 'openssl', 'mkfifo', 'a2a'],
   ignoreDependencies: [
     // Run by path, not imported: buf (and the google protos it reads) by scripts/generate-proto.sh,
     // publint and attw by scripts/check-package.mjs.
