@@ -26,17 +26,20 @@ export class DurableObjectLeaseStore implements LeaseStore {
   }
 
   acquireLease(ref: LeaseRef, untilMs: number): Promise<void> {
-    return settle(() => {
-      this.#sql.exec(
-        `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
-        ref.tenant,
-        ref.owner,
-        ref.taskId,
-        ref.worker,
-        untilMs,
-      );
-    });
+    return settle(() => this.#upsert(ref, ref.worker, untilMs));
+  }
+
+  /** Takes (or extends) the lease of `ref`'s task for `worker` until `untilMs`. */
+  #upsert(ref: LeaseRef, worker: string, untilMs: number): void {
+    this.#sql.exec(
+      `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
+      ref.tenant,
+      ref.owner,
+      ref.taskId,
+      worker,
+      untilMs,
+    );
   }
 
   hasLiveLease(tenant: string, owner: string, taskId: string, nowMs: number): Promise<boolean> {
@@ -100,15 +103,7 @@ export class DurableObjectLeaseStore implements LeaseStore {
           ),
         );
         if (taken !== 1) return false;
-        this.#sql.exec(
-          `INSERT INTO a2a_leases (tenant, owner, task_id, worker, until_ms) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (tenant, owner, task_id, worker) DO UPDATE SET until_ms = excluded.until_ms`,
-          ref.tenant,
-          ref.owner,
-          ref.taskId,
-          worker,
-          untilMs,
-        );
+        this.#upsert(ref, worker, untilMs);
         return true;
       }),
     );
