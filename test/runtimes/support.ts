@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { A2AClient, ArtifactAssembler, textOf, type StreamEvent } from '../../src/client/index.js';
+import { openHeldStream } from '../server/adapters/host-checks.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STARTUP_TIMEOUT_MS = 120_000;
@@ -280,16 +281,8 @@ export async function checkStreamDrop(
   const endedLine = new RegExp(`^stream-ended${label}$`, 'm');
   const client = await A2AClient.connect(url);
   try {
-    const controller = new AbortController();
-    const stream = client.stream({ text: 'hold', signal: controller.signal });
-    const first = await stream.next();
-    assert.equal(first.done, false);
-    const event = first.value as StreamEvent;
-    const taskId =
-      event.kind === 'task' ? event.task.id : event.kind === 'statusUpdate' ? event.statusUpdate.taskId : '';
-    assert.ok(taskId, `the first event names the task: ${JSON.stringify(event)}`);
-    controller.abort();
-    await stream.return(undefined).catch(() => undefined);
+    const { taskId, drop } = await openHeldStream(client);
+    await drop();
     if (expected.streamEnded) await server.seen(endedLine);
     if (expected.signalAborted) await server.seen(abortedLine);
     if (expected.quietMs) await new Promise((resolve) => setTimeout(resolve, expected.quietMs));

@@ -179,19 +179,11 @@ export async function checkDisconnect(base: string, host: HostTestServer): Promi
   const client = await A2AClient.connect(base);
   try {
     const before = host.streamSignals.length;
-    const controller = new AbortController();
-    const stream = client.stream({ text: 'hold', signal: controller.signal });
-    const first = await stream.next();
-    assert.equal(first.done, false);
-    const event = first.value as StreamEvent;
-    const taskId =
-      event.kind === 'task' ? event.task.id : event.kind === 'statusUpdate' ? event.statusUpdate.taskId : '';
-    assert.ok(taskId, `the first event names the task: ${JSON.stringify(event)}`);
+    const { taskId, drop } = await openHeldStream(client);
     const signal = host.streamSignals[before];
     assert.ok(signal, 'the stream call was seen');
     assert.equal(signal.aborted, false);
-    controller.abort();
-    await stream.return(undefined).catch(() => undefined);
+    await drop();
     await aborted(signal);
     await host.streamEnds[before];
     const task = await client.getTask(taskId);
@@ -199,6 +191,30 @@ export async function checkDisconnect(base: string, host: HostTestServer): Promi
   } finally {
     await client.close();
   }
+}
+
+/**
+ * Streams `hold` (the test agents keep that task WORKING) and reads its first event: the task's
+ * id, and `drop()`, which goes away as a client does (aborts the call, stops reading).
+ */
+export async function openHeldStream(
+  client: A2AClient,
+): Promise<{ taskId: string; drop: () => Promise<void> }> {
+  const controller = new AbortController();
+  const stream = client.stream({ text: 'hold', signal: controller.signal });
+  const first = await stream.next();
+  assert.equal(first.done, false);
+  const event = first.value as StreamEvent;
+  const taskId =
+    event.kind === 'task' ? event.task.id : event.kind === 'statusUpdate' ? event.statusUpdate.taskId : '';
+  assert.ok(taskId, `the first event names the task: ${JSON.stringify(event)}`);
+  return {
+    taskId,
+    drop: async () => {
+      controller.abort();
+      await stream.return(undefined).catch(() => undefined);
+    },
+  };
 }
 
 /** Every check at `base`. */
