@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { A2AClient, textOf, type StreamEvent } from '../../src/client/index.js';
-import { WORKERD, bundleWorker } from './workerd-support.js';
+import { WORKERD, bundleWorker, exampleWorkerdConfig } from './workerd-support.js';
 import {
   checkExampleAgent,
   freePort,
@@ -21,30 +21,6 @@ import {
   waitForPort,
   type WatchedProcess,
 } from './support.js';
-
-/**
- * The workerd config of the example (as its build.mjs writes it), objects of `className` kept
- * in `dataDir`.
- */
-function durableObjectConfig(port: number, dataDir: string, className = 'A2AAgent'): string {
-  return `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [
-    (name = "main", worker = .worker),
-    (name = "a2a-data", disk = (path = ${JSON.stringify(dataDir)}, writable = true)),
-  ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2025-09-01",
-  compatibilityFlags = ["nodejs_compat", "enable_request_signal"],
-  durableObjectNamespaces = [ (className = "${className}", uniqueKey = "a2a-anywhere-agent", enableSql = true) ],
-  durableObjectStorage = (localDisk = "a2a-data"),
-  bindings = [ (name = "A2A_AGENT", durableObjectNamespace = "${className}") ],
-);
-`;
-}
 
 /** A worker bundled from `entry` and served by workerd on a fresh port, its objects on disk. */
 async function durableObjectWorker(
@@ -56,7 +32,7 @@ async function durableObjectWorker(
   const dataDir = join(dir, 'a2a-data');
   await mkdir(dataDir);
   const port = await freePort();
-  await writeFile(join(dir, 'config.capnp'), durableObjectConfig(port, dataDir, className));
+  await writeFile(join(dir, 'config.capnp'), exampleWorkerdConfig(port, dataDir, className));
   return {
     url: `http://127.0.0.1:${port}`,
     start: async () => {

@@ -1,12 +1,13 @@
 /**
- * What the workerd tests share: the workerd binary, and bundling a worker as a Workers bundler
- * does (esbuild, conditions `workerd`/`worker`/`browser`, lazy imports left out).
+ * What the workerd tests share: the workerd binary, and bundling and configuring a worker
+ * exactly as examples/cloudflare-worker does (its workerd.mjs).
  */
 import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
 import { ROOT } from './support.js';
 
 /**
@@ -16,33 +17,31 @@ import { ROOT } from './support.js';
  */
 export const WORKERD = (createRequire(import.meta.url)('workerd') as { default: string }).default;
 
-/** Bundles `entry` as a Workers bundler does (lazy imports left out) into `<dir>/worker.js`. */
+/** examples/cloudflare-worker/workerd.mjs: how the example bundles its worker and configures workerd. */
+interface ExampleWorkerd {
+  bundleOptions(entry: string, outfile: string): BuildOptions;
+  workerdConfig(port: number, dataDir: string, className?: string): string;
+}
+
+// Loaded by URL: the example is plain JavaScript outside the TypeScript project.
+const exampleWorkerd = (await import(
+  pathToFileURL(join(ROOT, 'examples', 'cloudflare-worker', 'workerd.mjs')).href
+)) as ExampleWorkerd;
+
+/**
+ * The example's workerd config: the worker beside it, objects of `className` with SQLite storage
+ * kept in `dataDir`, served on `port`.
+ */
+export const exampleWorkerdConfig = (port: number, dataDir: string, className?: string): string =>
+  exampleWorkerd.workerdConfig(port, dataDir, className);
+
+/** Bundles `entry` as the example does (lazy imports left out) into `<dir>/worker.js`. */
 export async function bundleWorker(
   t: { after(fn: () => Promise<void>): void },
   entry: string,
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-workerd-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile: join(dir, 'worker.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['node:*'],
-    // What a2a-kit loads on first use (gRPC, the push sender) stays out, as in the example.
-    plugins: [
-      {
-        name: 'lazy-imports-stay-lazy',
-        setup(b) {
-          b.onResolve({ filter: /.*/ }, (args) =>
-            args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
-          );
-        },
-      },
-    ],
-    logLevel: 'warning',
-  });
+  await build(exampleWorkerd.bundleOptions(join(ROOT, entry), join(dir, 'worker.js')));
   return dir;
 }
