@@ -15,61 +15,27 @@ import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import { fromBinary, toJson } from '@bufbuild/protobuf';
 import { GRPC_METHODS } from '../../src/bindings/grpc/service.js';
 import { encodeMessage } from '../../src/bindings/grpc/encode.js';
-import type { AgentExecutor } from '../../src/core/executor.js';
 import { createA2AServer, type A2AServer, type A2AServerOptions } from '../../src/server/index.js';
 import { TEST_CARD } from '../support/handler.js';
+import {
+  GOLDEN_AGENT as agent,
+  V1,
+  goldenMessages,
+  httpLine,
+  normalizeTranscript,
+} from './golden-support.js';
 
 const GOLDEN = new URL('./fixtures/generation-golden-v1.json', import.meta.url);
 
-const agent: AgentExecutor = {
-  async execute(ctx, task) {
-    if (ctx.text === 'ask') return task.requireInput('which one?');
-    await task.working('step 1');
-    await task.artifact({ name: 'out', text: `echo ${ctx.text ?? ''}` });
-    return task.complete('done');
-  },
-};
-
-const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
-
-let seq = 0;
-function message(text: string, taskId?: string): Record<string, unknown> {
-  return {
-    messageId: `golden-${++seq}`,
-    role: 'ROLE_USER',
-    parts: [{ text }],
-    ...(taskId ? { taskId } : {}),
-  };
-}
-
-/** Replaces ids (UUIDs) and timestamps by numbered placeholders, in order of first appearance. */
-function normalize(text: string): string {
-  const seen = new Map<string, string>();
-  return text
-    .replace(/golden-\d+/g, 'golden-N')
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-      let name = seen.get(id);
-      if (!name) seen.set(id, (name = `<id${seen.size}>`));
-      return name;
-    })
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, '<time>');
-}
-
 type Transcript = Record<string, string>;
 
-async function http(base: string, path: string, init: RequestInit): Promise<{ text: string; line: string }> {
-  const res = await fetch(base + path, init);
-  const text = await res.text();
-  const headers = ['content-type', 'a2a-extensions', 'a2a-version']
-    .map((h) => `${h}=${res.headers.get(h) ?? ''}`)
-    .join(' ');
-  return { text, line: `${res.status} ${headers}\n${text}` };
-}
+const message = goldenMessages('golden');
+const normalize = (text: string): string => normalizeTranscript(text, 'golden');
 
 async function jsonrpcScript(base: string): Promise<Transcript> {
   const out: Transcript = {};
   const rpc = (method: string, params: unknown) =>
-    http(base, '/a2a/jsonrpc', {
+    httpLine(base, '/a2a/jsonrpc', {
       method: 'POST',
       headers: V1,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -104,7 +70,7 @@ async function jsonrpcScript(base: string): Promise<Transcript> {
 async function restScript(base: string): Promise<Transcript> {
   const out: Transcript = {};
   const rest = (method: string, path: string, body?: unknown, headers: Record<string, string> = V1) =>
-    http(base, '/a2a/rest' + path, {
+    httpLine(base, '/a2a/rest' + path, {
       method,
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

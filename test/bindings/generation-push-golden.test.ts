@@ -11,25 +11,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { AgentExecutor } from '../../src/core/executor.js';
 import { createA2AServer, type A2AServerOptions } from '../../src/server/index.js';
 import { TEST_CARD } from '../support/handler.js';
-import { LOOPBACK_PUSH, until } from '../server/push/support.js';
+import {
+  GOLDEN_AGENT as agent,
+  V1,
+  goldenMessages,
+  httpLine,
+  normalizeTranscript,
+} from './golden-support.js';
+import { LOOPBACK_PUSH, startWebhook, until, type Received } from '../server/push/support.js';
 
 const GOLDEN = new URL('./fixtures/generation-push-golden-v1.json', import.meta.url);
-
-const agent: AgentExecutor = {
-  async execute(ctx, task) {
-    if (ctx.text === 'ask') return task.requireInput('which one?');
-    await task.working('step 1');
-    await task.artifact({ name: 'out', text: `echo ${ctx.text ?? ''}` });
-    return task.complete('done');
-  },
-};
-
-const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
 /** The headers whose values are compared (the others by name only: port, length, signature). */
 const COMPARED_HEADERS = [
@@ -41,68 +34,8 @@ const COMPARED_HEADERS = [
   'a2a-extensions',
 ];
 
-/** A notification as received: the webhook path, its headers and its body. */
-interface Notification {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 that records every POST and answers 200. */
-async function startReceiver(): Promise<{ url: string; got: Notification[]; close(): Promise<void> }> {
-  const got: Notification[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    got,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
-let seq = 0;
-function message(text: string, taskId?: string): Record<string, unknown> {
-  return {
-    messageId: `golden-push-${++seq}`,
-    role: 'ROLE_USER',
-    parts: [{ text }],
-    ...(taskId ? { taskId } : {}),
-  };
-}
-
-/** Replaces ids (UUIDs) and timestamps by numbered placeholders, in order of first appearance. */
-function normalize(text: string): string {
-  const seen = new Map<string, string>();
-  return text
-    .replace(/golden-push-\d+/g, 'golden-push-N')
-    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-      let name = seen.get(id);
-      if (!name) seen.set(id, (name = `<id${seen.size}>`));
-      return name;
-    })
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, '<time>');
-}
-
 /** A notification as the transcript records it. */
-function describeNotification(n: Notification): string {
+function describeNotification(n: Received): string {
   const names = Object.keys(n.headers).sort().join(',');
   const values = COMPARED_HEADERS.map((h) => `${h}=${String(n.headers[h] ?? '')}`).join(' ');
   return `${n.path} ${values}\nheaders: ${names}\n${n.body}`;
@@ -110,14 +43,8 @@ function describeNotification(n: Notification): string {
 
 type Transcript = Record<string, string>;
 
-async function http(base: string, path: string, init: RequestInit): Promise<{ text: string; line: string }> {
-  const res = await fetch(base + path, init);
-  const text = await res.text();
-  const headers = ['content-type', 'a2a-extensions', 'a2a-version']
-    .map((h) => `${h}=${res.headers.get(h) ?? ''}`)
-    .join(' ');
-  return { text, line: `${res.status} ${headers}\n${text}` };
-}
+const message = goldenMessages('golden-push');
+const normalize = (text: string): string => normalizeTranscript(text, 'golden-push');
 
 /**
  * The script: JSON-RPC SendMessage with an inline config (token and authentication) on a task
@@ -127,13 +54,13 @@ async function http(base: string, path: string, init: RequestInit): Promise<{ te
 async function script(base: string, hook: string): Promise<{ out: Transcript; notifications: number }> {
   const out: Transcript = {};
   const rpc = (method: string, params: unknown) =>
-    http(base, '/a2a/jsonrpc', {
+    httpLine(base, '/a2a/jsonrpc', {
       method: 'POST',
       headers: V1,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
   const rest = (method: string, path: string, body?: unknown) =>
-    http(base, '/a2a/rest' + path, {
+    httpLine(base, '/a2a/rest' + path, {
       method,
       headers: V1,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -173,7 +100,7 @@ async function script(base: string, hook: string): Promise<{ out: Transcript; no
 }
 
 async function transcript(options: Partial<A2AServerOptions>): Promise<Transcript> {
-  const receiver = await startReceiver();
+  const receiver = await startWebhook();
   const server = createA2AServer({
     agent,
     card: TEST_CARD,
@@ -186,17 +113,17 @@ async function transcript(options: Partial<A2AServerOptions>): Promise<Transcrip
   });
   try {
     const info = await server.listen(0, '127.0.0.1');
-    const { out, notifications } = await script(info.url, receiver.url);
-    await until(() => receiver.got.length >= notifications, `${notifications} notifications`);
+    const { out, notifications } = await script(info.url, `http://127.0.0.1:${receiver.port}`);
+    await until(() => receiver.received.length >= notifications, `${notifications} notifications`);
     await new Promise((r) => setTimeout(r, 100)); // none more arrives
     const result: Transcript = {};
     for (const [k, v] of Object.entries(out)) result[k] = normalize(v);
     // One config's notifications arrive in order; two configs' interleave: compared per config.
     for (const path of ['/inline', '/created']) {
-      const mine = receiver.got.filter((n) => n.path === path);
+      const mine = receiver.received.filter((n) => n.path === path);
       mine.forEach((n, i) => (result[`push${path}.${i}`] = normalize(describeNotification(n))));
     }
-    result.count = String(receiver.got.length);
+    result.count = String(receiver.received.length);
     return result;
   } finally {
     await server.close();

@@ -8,6 +8,8 @@ import type { PushOptions } from '../../../src/server/push/hosting.js';
 
 /** One POST the webhook received. */
 export interface Received {
+  /** The path (and query) the notification was posted to. */
+  path: string;
   headers: IncomingMessage['headers'];
   body: string;
   json: Record<string, unknown>;
@@ -43,7 +45,12 @@ export async function startWebhook(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const r: Received = { headers: req.headers, body, json: JSON.parse(body) as Record<string, unknown> };
+      const r: Received = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: JSON.parse(body) as Record<string, unknown>,
+      };
       const reply = hook.answer(n++, r);
       if (reply === 'hang') return;
       if (reply >= 200 && reply < 300) hook.received.push(r);
