@@ -177,6 +177,35 @@ describe('sqlite push outbox', () => {
     }
   });
 
+  test('a config still queued when another connection writes the file: the events staged meanwhile keep their payloads', async () => {
+    const path = join(dir, `presence-pending-${n++}.sqlite`);
+    const subject = openFile(path);
+    const other = new Database(path);
+    try {
+      const outbox = subject.outbox as SqlitePushOutbox;
+      await subject.taskStore.save(workingRecord('t', 1), 0);
+      await outbox.stageChange(subject.taskStore, workingRecord('t', 2), 1, statusEvent('t', 2));
+      // In one turn: the config is queued (not yet written), another connection commits
+      // something else (data_version moves, so the cached answer is counted again before the
+      // config's insert ran), and an event is staged.
+      const put = subject.configs.put(scope, { id: 'y', taskId: 't', url: 'https://example.com/y' });
+      other.prepare(`INSERT INTO a2a_secrets (name, value) VALUES ('unrelated', x'00')`).run();
+      const staged = outbox.stageChange(subject.taskStore, workingRecord('t', 3), 2, statusEvent('t', 3));
+      await Promise.all([put, staged]);
+      const rows = await outbox.list({ state: 'pending', limit: 50 });
+      assert.deepEqual(
+        rows.map(
+          (row) =>
+            `${row.configId}:${(JSON.parse(row.payload) as StreamResponse).statusUpdate!.status.message!.messageId}`,
+        ),
+        ['y:m3'],
+      );
+    } finally {
+      other.close();
+      await subject.close();
+    }
+  });
+
   test('openStores gives the SQLite outbox of the file', async () => {
     const subject = openFile(join(dir, `kind-${n++}.sqlite`));
     try {

@@ -9,9 +9,13 @@ import type { Database, Statement } from 'better-sqlite3';
  * The answer is kept until it may have changed: this connection adds a config (true at once,
  * before the insert is even queued), removes one (counted again after the delete ran), a batch
  * is rolled back, or another connection committed anything (SQLite's `data_version` moved).
+ * While an add of this connection is queued the answer stays true, whatever a count would say:
+ * a count made before its insert ran would otherwise drop the payloads of the events after it.
  */
 export class PushConfigPresence {
   #any: boolean | undefined;
+  /** Adds of this connection whose write has not settled yet. */
+  #pendingAdds = 0;
   #dataVersion: unknown;
   #statements: { readonly any: Statement; readonly dataVersion: Statement } | undefined;
 
@@ -29,13 +33,15 @@ export class PushConfigPresence {
       this.#dataVersion = dataVersion;
       this.#any = undefined;
     }
-    this.#any ??= statements.any.get() === 1;
+    this.#any ??= this.#pendingAdds > 0 || statements.any.get() === 1;
     return this.#any;
   }
 
-  /** A config is about to be written on this connection. */
-  added(): void {
+  /** A config is about to be written on this connection: call `settled` once its write settled. */
+  added(): () => void {
     this.#any = true;
+    this.#pendingAdds++;
+    return () => void this.#pendingAdds--;
   }
 
   /** Configs were deleted on this connection (called after the delete ran): count again. */

@@ -44,12 +44,14 @@ export class SqlitePushConfigStore implements PushConfigStore {
   ): Promise<StoredPushConfig> {
     const doc = JSON.stringify(config);
     // Before the write is queued: an event staged from now on carries its payload.
-    this.database.pushConfigs.added();
-    return this.database.write(() => {
-      faultAt?.('push.config.put');
-      this.#put.run(scope.tenant, scope.owner, config.taskId, config.id, doc);
-      return JSON.parse(doc) as StoredPushConfig;
-    });
+    const settled = this.database.pushConfigs.added();
+    return this.database
+      .write(() => {
+        faultAt?.('push.config.put');
+        this.#put.run(scope.tenant, scope.owner, config.taskId, config.id, doc);
+        return JSON.parse(doc) as StoredPushConfig;
+      })
+      .finally(settled);
   }
 
   get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
