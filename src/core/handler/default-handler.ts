@@ -120,6 +120,11 @@ export class DefaultRequestHandler implements RequestHandler {
     // start) the same key; otherwise this handler makes a random one.
     if (options.pageTokenSecret !== undefined || !store.getOrCreateSecret) {
       this.#cursors = new ListCursorCodec(options.pageTokenSecret);
+    } else {
+      // Read now, not in the first ListTasks: on SQLite the read is a write that shares its
+      // batch, and a batch another write fails (a full disk) would fail a ListTasks with it.
+      // A failure here is retried by the first ListTasks.
+      this.#cursorCodec().catch(() => {});
     }
     const idempotencyTtlMs = checkIdempotencyTtl(options.idempotencyTtlMs);
     this.#retention =

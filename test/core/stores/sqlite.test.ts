@@ -380,6 +380,24 @@ describe("createA2AServer({ store: 'sqlite:<path>' })", () => {
     assert.equal(rest.totalSize, 3);
   });
 
+  test('the page-token secret is read at start, so a ListTasks writes nothing', async (t) => {
+    // A ListTasks that wrote the secret shared a batch with whatever else was queued, and a
+    // full disk failing that batch failed the ListTasks too.
+    const path = join(tempDir(t), 'server.sqlite');
+    const server = createA2AServer({ agent: testExecutor, card: TEST_CARD, store: `sqlite:${path}` });
+    t.after(() => server.close());
+    const reader = new Database(path, { readonly: true });
+    t.after(() => reader.close());
+    const secrets = () => (reader.prepare('SELECT count(*) AS n FROM a2a_secrets').get() as { n: number }).n;
+    for (let i = 0; i < 100 && secrets() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(secrets(), 1);
+    const changes = () => (reader.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const before = changes();
+    const page = await server.handler.listTasks({ pageSize: 2 }, callAs('alice'));
+    assert.deepEqual(page.tasks, []);
+    assert.equal(changes(), before, 'ListTasks wrote to the file');
+  });
+
   test('an unknown store text is refused', () => {
     assert.throws(
       () => createA2AServer({ agent: testExecutor, card: TEST_CARD, store: 'redis://x' as 'memory' }),
