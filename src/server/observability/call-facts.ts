@@ -36,17 +36,17 @@ function str(value: unknown): string | undefined {
 
 /** Task and context ids named by `call.request`. */
 export function requestFacts(call: OperationCall): TaskFacts {
+  const facts: TaskFacts = {};
   const r = call.request as Record<string, unknown> | undefined;
-  if (!r || typeof r !== 'object') return {};
+  if (!r || typeof r !== 'object') return facts;
   const message = r.message as { taskId?: unknown; contextId?: unknown } | undefined;
-  if (message) {
-    const taskId = str(message.taskId);
-    const contextId = str(message.contextId);
-    return { ...(taskId ? { taskId } : {}), ...(contextId ? { contextId } : {}) };
-  }
-  const taskId = str(r.taskId) ?? (call.method === 'ListTasks' ? undefined : str(r.id));
-  const contextId = str(r.contextId);
-  return { ...(taskId ? { taskId } : {}), ...(contextId ? { contextId } : {}) };
+  const taskId = message
+    ? str(message.taskId)
+    : (str(r.taskId) ?? (call.method === 'ListTasks' ? undefined : str(r.id)));
+  const contextId = str(message ? message.contextId : r.contextId);
+  if (taskId) facts.taskId = taskId;
+  if (contextId) facts.contextId = contextId;
+  return facts;
 }
 
 interface TaskLike {
@@ -56,30 +56,36 @@ interface TaskLike {
   status?: { state?: unknown };
 }
 
-/** Adds what a unary result tells (task id, context id, state) to `facts`. */
+/**
+ * `facts` with what a unary result tells (task id, context id, state) added, as a new object
+ * (fields set one by one: this runs for every logged or traced request).
+ */
 export function resultFacts(method: string, result: unknown, facts: TaskFacts): TaskFacts {
   if (!result || typeof result !== 'object') return facts;
   let task: TaskLike | undefined;
   if (method === 'SendMessage') {
     const r = result as { task?: TaskLike; message?: TaskLike };
     if (r.message) {
-      const contextId = str(r.message.contextId);
-      return { ...facts, status: 'message', ...(contextId ? { contextId } : {}) };
+      const out: TaskFacts = {};
+      if (facts.taskId) out.taskId = facts.taskId;
+      const contextId = str(r.message.contextId) ?? facts.contextId;
+      if (contextId) out.contextId = contextId;
+      out.status = 'message';
+      return out;
     }
     task = r.task;
   } else if (method === 'GetTask' || method === 'CancelTask') {
     task = result as TaskLike;
   }
   if (!task) return facts;
-  const taskId = str(task.id);
-  const contextId = str(task.contextId);
-  const status = str(task.status?.state);
-  return {
-    ...facts,
-    ...(taskId ? { taskId } : {}),
-    ...(contextId ? { contextId } : {}),
-    ...(status ? { status } : {}),
-  };
+  const out: TaskFacts = {};
+  const taskId = str(task.id) ?? facts.taskId;
+  const contextId = str(task.contextId) ?? facts.contextId;
+  const status = str(task.status?.state) ?? facts.status;
+  if (taskId) out.taskId = taskId;
+  if (contextId) out.contextId = contextId;
+  if (status) out.status = status;
+  return out;
 }
 
 /** Adds what one stream event tells to `facts` (in place: called per event). */

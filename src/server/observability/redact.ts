@@ -77,9 +77,19 @@ function redactLevel(value: object, depth: number): object {
 const MAX_DEPTH = 6;
 const MAX_STRING = 8192;
 
+/** Answers of {@link isSecretKey} by key: a log line asks the same few keys again and again. */
+const secretKeyAnswers = new Map<string, boolean>();
+/** Keys remembered at most (an application logging ever-new keys only loses the shortcut). */
+const MAX_REMEMBERED_KEYS = 1024;
+
 /** Whether a field named `key` holds a secret. */
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEYS.has(key.toLowerCase().replace(/[-_]/g, ''));
+  let secret = secretKeyAnswers.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEYS.has(key.toLowerCase().replace(/[-_]/g, ''));
+    if (secretKeyAnswers.size < MAX_REMEMBERED_KEYS) secretKeyAnswers.set(key, secret);
+  }
+  return secret;
 }
 
 // Credential shapes inside free text: auth schemes, JWTs, `key=value` / `"key": "value"` pairs.
