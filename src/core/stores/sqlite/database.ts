@@ -217,6 +217,7 @@ export class SqliteDatabase {
   /** `blocking`: wait for the write lock with the busy timeout (at close); else off the event loop. */
   readonly #flush = (blocking = false): void => {
     this.#scheduled = false;
+    this.pushConfigs.batchBegins();
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
     this.#leading = Math.max(0, this.#leading - batch.length);
