@@ -10,8 +10,9 @@ import { startWebhook } from '../server/push/support.js';
 
 /** A first fault, and the restart's point it leaves work for. */
 const PAIRS: readonly { first: FaultCase; then: FaultCase['point'] }[] = [
-  // The reply's claim is committed, its lease never: the retry retakes an abandoned claim.
-  { first: { point: 'lease.acquire', hit: 1, action: 'kill' }, then: 'idempotency.retake' },
+  // The reply's claim and lease are committed (one batch), its record never: the retry
+  // retakes an abandoned claim.
+  { first: { point: 'idempotency.record', hit: 1, action: 'kill' }, then: 'idempotency.retake' },
   // The work task is created WORKING and its lease left behind: recovery takes it over.
   { first: { point: 'task.stage', hit: 2, action: 'kill' }, then: 'lease.takeover' },
 ];

@@ -7,6 +7,7 @@ import type { Message, SendMessageRequest } from '../../model/schema.js';
 import { UnavailableError } from '../../errors/a2a-error.js';
 import type { ServerCallContext } from '../context.js';
 import { ServerStoppedWaiting, type ExecutionOutcome, type ExecutionSink } from '../event-sink.js';
+import type { HeldLease } from '../recovery.js';
 import type { LeaseStore } from '../stores/leases.js';
 import { messageIdReused, requestFingerprint, sameRequest } from '../idempotency.js';
 import type { IdempotencyKey, IdempotencyRecord, TaskScope, TaskStore } from '../stores/task-store.js';
@@ -137,13 +138,15 @@ export class SendDuplicates {
 
   /**
    * Begins a send of task `taskId`: answers a duplicate from the first send's outcome, or
-   * claims the messageId and calls `start` to run the agent.
+   * claims the messageId and calls `start` to run the agent. A message that starts a new task
+   * takes the task's lease with the claim (`start` receives it): both are written in one
+   * batch, so the agent runs one write sooner.
    */
   async begin(
     request: SendMessageRequest,
     ctx: ServerCallContext,
     taskId: string,
-    start: () => Promise<ExecutionSink>,
+    start: (lease?: HeldLease) => Promise<ExecutionSink>,
   ): Promise<SendStart> {
     const store = this.deps.store;
     const tenant = ctx.tenant;
@@ -161,10 +164,15 @@ export class SendDuplicates {
     const inflight = new InflightSend(fingerprint);
     this.#inflight.set(tenant, principal, messageId, inflight);
     let claimed = false;
+    /** The new task's lease, until `start` takes it (released here if the send ends before). */
+    let lease: HeldLease | undefined;
     try {
       const createdAtMs = Date.now();
       const claim: IdempotencyRecord = { status: 'pending', taskId, fingerprint, createdAtMs };
-      const previous = await store.claimIdempotencyKey(key, claim);
+      const claiming = store.claimIdempotencyKey(key, claim);
+      // Queued after the claim, so in its batch (or a later one): never a lease without a claim.
+      if (!request.message.taskId) lease = this.deps.leases?.hold(tenant, principal, taskId);
+      const previous = await claiming;
       if (previous && previous.createdAtMs !== undefined && previous.createdAtMs + ttlMs <= createdAtMs) {
         // Outside the window: the messageId is free again.
         await store.setIdempotencyRecord(key, claim);
@@ -195,6 +203,7 @@ export class SendDuplicates {
           if (outcome) {
             this.#inflight.delete(tenant, principal, messageId);
             inflight.resolve(outcome);
+            lease?.release();
             return duplicate(inflight.outcome());
           }
         }
@@ -202,7 +211,9 @@ export class SendDuplicates {
         // request now holds the messageId and runs the agent.
       }
       claimed = true;
-      const sink = await start();
+      const given = lease;
+      lease = undefined; // start owns it now
+      const sink = await start(given);
       // A direct reply is told to nobody before its record is durable: after a crash, the
       // retry of a client that got it finds it (issue 26). A task outcome leaves the claim
       // as it is: `pending` with the task's id, and the task now exists, which is all a
@@ -242,6 +253,7 @@ export class SendDuplicates {
     } catch (error) {
       inflight.reject(error);
       this.#inflight.delete(tenant, principal, messageId);
+      lease?.release();
       if (claimed) await store.setIdempotencyRecord(key, undefined);
       throw error;
     }

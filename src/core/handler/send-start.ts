@@ -30,6 +30,7 @@ export interface TaskSubscriber {
 /**
  * Checks a send that is not a duplicate, records the client message and starts the agent
  * on task `taskId`. When `stream` is given it is subscribed to the task's topic first.
+ * `newTaskLease`: the lease of a new task, taken with the idempotency claim (owned from here).
  */
 export async function startSend(
   deps: HandlerDependencies,
@@ -38,6 +39,7 @@ export async function startSend(
   ctx: ServerCallContext,
   taskId: string,
   stream: TaskSubscriber | undefined,
+  newTaskLease?: HeldLease,
 ): Promise<ExecutionSink> {
   const { manager, pushStore } = deps;
   const turns = executions.turns;
@@ -48,8 +50,8 @@ export async function startSend(
   const requestedTaskId = message.taskId ? message.taskId : undefined;
   /** This message's turn on its task, once taken; released here unless the agent runs with it. */
   let execution: Execution | undefined;
-  /** The task's lease, taken before a follow-up rewrites the task; released here unless the agent runs. */
-  let lease: HeldLease | undefined;
+  /** The task's lease (a new task's taken with its claim, a follow-up's before it rewrites the task); released here unless the agent runs. */
+  let lease: HeldLease | undefined = newTaskLease;
   try {
     let existing: StoredTask | undefined;
     let contextId: string;

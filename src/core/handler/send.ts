@@ -140,8 +140,8 @@ export class SendOperations {
       const sink = await startSend(deps, this.executions, request, ctx, taskId, stream);
       return { kind: 'run', sink, outcome: sink.outcome };
     }
-    return duplicates.begin(request, ctx, taskId, () =>
-      startSend(deps, this.executions, request, ctx, taskId, stream),
+    return duplicates.begin(request, ctx, taskId, (lease) =>
+      startSend(deps, this.executions, request, ctx, taskId, stream, lease),
     );
   }
 }

@@ -391,11 +391,32 @@ describe("createA2AServer({ store: 'sqlite:<path>' })", () => {
     const secrets = () => (reader.prepare('SELECT count(*) AS n FROM a2a_secrets').get() as { n: number }).n;
     for (let i = 0; i < 100 && secrets() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(secrets(), 1);
-    const changes = () => (reader.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const changes = () =>
+      (reader.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
     const before = changes();
     const page = await server.handler.listTasks({ pageSize: 2 }, callAs('alice'));
     assert.deepEqual(page.tasks, []);
     assert.equal(changes(), before, 'ListTasks wrote to the file');
+  });
+
+  test("a new task's lease, taken with its claim, is dropped by a repeat and by a refused reuse", async (t) => {
+    const path = join(tempDir(t), 'server.sqlite');
+    const server = createA2AServer({ agent: testExecutor, card: TEST_CARD, store: `sqlite:${path}` });
+    t.after(() => server.close());
+    const ctx = callAs('alice');
+    const message = userMessage('job');
+    const first = await server.handler.sendMessage({ message }, ctx);
+    const again = await server.handler.sendMessage({ message }, ctx);
+    assert.equal(again.task?.id, first.task?.id);
+    await assert.rejects(
+      server.handler.sendMessage({ message: { ...message, parts: [{ text: 'other' }] } }, ctx),
+      /messageId/,
+    );
+    const reader = new Database(path, { readonly: true });
+    t.after(() => reader.close());
+    const leases = () => (reader.prepare('SELECT count(*) AS n FROM a2a_leases').get() as { n: number }).n;
+    for (let i = 0; i < 100 && leases() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(leases(), 0);
   });
 
   test('an unknown store text is refused', () => {
