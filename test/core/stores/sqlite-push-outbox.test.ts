@@ -14,7 +14,7 @@ import type { StreamResponse } from '../../../src/model/schema.js';
 import { openStores, type OpenStoresOptions } from '../../../src/core/stores/open.js';
 import type { StoredTask } from '../../../src/core/stores/task-store.js';
 import { SqlitePushOutbox } from '../../../src/core/stores/sqlite/push-outbox.js';
-import { migrate } from '../../../src/core/stores/sqlite/database.js';
+import { migrate } from '../../../src/core/stores/sqlite/schema.js';
 import { outboxContract, type OutboxUnderTest } from '../push/outbox-contract.js';
 import { durableOutboxTests } from './durable-outbox.js';
 

@@ -8,8 +8,8 @@ import { UnavailableError } from '../../../src/errors/a2a-error.js';
 import { TaskState } from '../../../src/model/enums.js';
 import { createA2AServer } from '../../../src/server/http.js';
 import { SchemaTooNewError, StoreOpenError } from '../../../src/core/stores/sql/shared.js';
-import { migrate, schemaVersionOf, SqliteDatabase } from '../../../src/core/stores/sqlite/database.js';
-import { SQLITE_MIGRATIONS } from '../../../src/core/stores/sqlite/schema.js';
+import { SqliteDatabase } from '../../../src/core/stores/sqlite/database.js';
+import { migrate, schemaVersionOf, SQLITE_MIGRATIONS } from '../../../src/core/stores/sqlite/schema.js';
 import { SqliteTaskStore } from '../../../src/core/stores/sqlite/task-store.js';
 import { callAs, TEST_CARD, testExecutor, userMessage } from '../../support/handler.js';
 

@@ -9,8 +9,8 @@ import type * as Path from 'node:path';
 import type Database from 'better-sqlite3';
 import { requireNode } from '../../node-modules.js';
 import { addFaultDisk, faultAt, type FaultDisk } from '../fault-points.js';
-import { SchemaTooNewError, StoreOpenError } from '../sql/shared.js';
-import { SQLITE_MIGRATIONS } from './schema.js';
+import { StoreOpenError } from '../sql/shared.js';
+import { migrate } from './schema.js';
 import { TaskCountChanges } from './task-counts.js';
 import { PushConfigPresence } from './push-config-presence.js';
 import { WalSync } from './wal-sync.js';
@@ -300,7 +300,7 @@ export class SqliteDatabase {
   /**
    * Opens (creating when missing, with its directory) and migrates the file at `path`;
    * `:memory:` gives a private in-memory database. Throws {@link StoreOpenError} or
-   * {@link SchemaTooNewError} with the reason.
+   * `SchemaTooNewError` with the reason.
    */
   static open(path: string, options: SqliteOptions = {}): SqliteDatabase {
     const busyTimeoutMs = options.busyTimeoutMs ?? 2000;
@@ -376,35 +376,4 @@ function fillableDisk(db: Database.Database): FaultDisk {
     fill: () => void db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`),
     free: () => void db.pragma(`max_page_count = ${roomy}`),
   };
-}
-
-/** The schema version recorded in the file (0 for a new file). */
-export function schemaVersionOf(db: Database.Database): number {
-  const table = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'a2a_schema_version'")
-    .get();
-  if (!table) return 0;
-  const row = db.prepare('SELECT version FROM a2a_schema_version WHERE id = 1').get() as
-    { version: number } | undefined;
-  return row?.version ?? 0;
-}
-
-/**
- * Brings the schema up to `target` (default: the newest this code knows) in one IMMEDIATE
- * transaction, so two processes opening a new file at once do not both migrate it.
- */
-export function migrate(db: Database.Database, where: string, target = SQLITE_MIGRATIONS.length): void {
-  const known = SQLITE_MIGRATIONS.length;
-  const run = db.transaction(() => {
-    const current = schemaVersionOf(db);
-    if (current > known) throw new SchemaTooNewError(`SQLite store ${where}`, current, known);
-    if (current >= target) return;
-    for (let version = current + 1; version <= target; version++) {
-      db.exec(SQLITE_MIGRATIONS[version - 1]!);
-    }
-    db.prepare(
-      'INSERT INTO a2a_schema_version (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version',
-    ).run(target);
-  });
-  run.immediate();
 }

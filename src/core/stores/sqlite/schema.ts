@@ -2,7 +2,8 @@
  * The SQLite schema as numbered migrations: migration n brings a file from version n-1 to n.
  * Never edit a released migration; add the next one.
  */
-import { INTERRUPTED_STATE_SQL, TERMINAL_STATE_SQL } from '../sql/shared.js';
+import type Database from 'better-sqlite3';
+import { INTERRUPTED_STATE_SQL, SchemaTooNewError, TERMINAL_STATE_SQL } from '../sql/shared.js';
 
 // Tables holding documents (tasks, idempotency records) keep a rowid: SQLite advises against
 // WITHOUT ROWID for rows larger than a few hundred bytes, and the secondary indexes then point
@@ -171,3 +172,34 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE a2a_push_outbox ADD COLUMN generation INTEGER;
   `,
 ];
+
+/** The schema version recorded in the file (0 for a new file). */
+export function schemaVersionOf(db: Database.Database): number {
+  const table = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'a2a_schema_version'")
+    .get();
+  if (!table) return 0;
+  const row = db.prepare('SELECT version FROM a2a_schema_version WHERE id = 1').get() as
+    { version: number } | undefined;
+  return row?.version ?? 0;
+}
+
+/**
+ * Brings the schema up to `target` (default: the newest this code knows) in one IMMEDIATE
+ * transaction, so two processes opening a new file at once do not both migrate it.
+ */
+export function migrate(db: Database.Database, where: string, target = SQLITE_MIGRATIONS.length): void {
+  const known = SQLITE_MIGRATIONS.length;
+  const run = db.transaction(() => {
+    const current = schemaVersionOf(db);
+    if (current > known) throw new SchemaTooNewError(`SQLite store ${where}`, current, known);
+    if (current >= target) return;
+    for (let version = current + 1; version <= target; version++) {
+      db.exec(SQLITE_MIGRATIONS[version - 1]!);
+    }
+    db.prepare(
+      'INSERT INTO a2a_schema_version (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version',
+    ).run(target);
+  });
+  run.immediate();
+}
