@@ -30,6 +30,11 @@ export class MemoryPushConfigStore implements PushConfigStore {
     return Promise.resolve(stored);
   }
 
+  /** Whether the task has any config (answered at once: the push outbox asks at every event). */
+  hasConfigs(scope: TaskScope, taskId: string): boolean {
+    return (this.#byTask.get(this.#key(scope, taskId))?.size ?? 0) > 0;
+  }
+
   get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
     const config = this.#byTask.get(this.#key(scope, taskId))?.get(id);
     return Promise.resolve(config);
