@@ -74,16 +74,20 @@ export async function checkPushConfig(
 
 /** The interceptor that runs {@link checkPushConfig} on every config a client sends. */
 export function pushConfigInterceptor(policy: AddressPolicy, resolve?: HostResolver): ServerInterceptor {
-  return (next) => async (call: OperationCall) => {
+  // Not an async function: a call without a config (nearly all) goes straight on, with no
+  // promise of this wrapper around it.
+  return (next) => (call: OperationCall) => {
+    let check: Promise<void> | undefined;
     if (call.method === 'CreateTaskPushNotificationConfig') {
-      await checkPushConfig(call.request as TaskPushNotificationConfig, 'config', policy, resolve);
+      check = checkPushConfig(call.request as TaskPushNotificationConfig, 'config', policy, resolve);
     } else if (call.method === 'SendMessage' || call.method === 'SendStreamingMessage') {
       const inline = (
         call.request as { configuration?: { taskPushNotificationConfig?: TaskPushNotificationConfig } }
       ).configuration?.taskPushNotificationConfig;
-      if (inline) await checkPushConfig(inline, 'configuration.taskPushNotificationConfig', policy, resolve);
+      if (inline)
+        check = checkPushConfig(inline, 'configuration.taskPushNotificationConfig', policy, resolve);
     }
-    return next(call);
+    return check ? check.then(() => next(call)) : next(call);
   };
 }
 
