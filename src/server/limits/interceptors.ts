@@ -80,15 +80,18 @@ export function principalLimits(
   }
   if (options.maxStreamsPerPrincipal !== undefined) {
     const streams = new ConcurrencyLimiter({ maxPerKey: options.maxStreamsPerPrincipal, what: 'streams' });
-    interceptors.push((next) => async (call) => {
-      if (!STREAMING.has(call.method)) return next(call);
-      const release = streams.acquire(principalKey(call.ctx));
-      try {
-        return releasingOnEnd((await next(call)) as AsyncIterable<unknown>, release);
-      } catch (error) {
-        release();
-        throw error;
-      }
+    // The async part only for the calls it limits: the others go straight on.
+    interceptors.push((next) => {
+      const limited = async (call: OperationCall): Promise<unknown> => {
+        const release = streams.acquire(principalKey(call.ctx));
+        try {
+          return releasingOnEnd((await next(call)) as AsyncIterable<unknown>, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
+      };
+      return (call) => (STREAMING.has(call.method) ? limited(call) : next(call));
     });
   }
   if (options.maxRunningPerPrincipal !== undefined) {
@@ -96,20 +99,22 @@ export function principalLimits(
       maxPerKey: options.maxRunningPerPrincipal,
       what: 'running executions',
     });
-    interceptors.push((next) => async (call) => {
-      if (!SENDS.has(call.method)) return next(call);
-      const slot = new SharedSlot(executions.acquire(principalKey(call.ctx)));
-      try {
-        const result = await running.run(slot, () => next(call));
-        if (!call.streaming) {
+    interceptors.push((next) => {
+      const limited = async (call: OperationCall): Promise<unknown> => {
+        const slot = new SharedSlot(executions.acquire(principalKey(call.ctx)));
+        try {
+          const result = await running.run(slot, () => next(call));
+          if (!call.streaming) {
+            slot.leave();
+            return result;
+          }
+          return releasingOnEnd(result as AsyncIterable<unknown>, () => slot.leave());
+        } catch (error) {
           slot.leave();
-          return result;
+          throw error;
         }
-        return releasingOnEnd(result as AsyncIterable<unknown>, () => slot.leave());
-      } catch (error) {
-        slot.leave();
-        throw error;
-      }
+      };
+      return (call) => (SENDS.has(call.method) ? limited(call) : next(call));
     });
   }
   const maxConfigs = options.maxPushConfigsPerTask ?? DEFAULT_MAX_PUSH_CONFIGS_PER_TASK;
