@@ -85,7 +85,8 @@ function line(
  * `warn` with their code; anything else at `error` with the scrubbed stack.
  */
 export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>): ServerInterceptor {
-  return (next) => async (call) => {
+  // Not an async function: the request's own promise is chained, not wrapped in another.
+  return (next) => (call) => {
     // Refusals log at warn: at a higher level only failures remain, which need no timing.
     if (!logger.isLevelEnabled('warn')) {
       return next(call).catch((error: unknown) => {
@@ -108,49 +109,56 @@ export function loggingInterceptor(logger: Logger, secrets?: ReadonlySet<string>
       if (code === 'Internal') logger.error({ ...fields, err: errorField(error, secrets) }, 'request failed');
       else logger.warn({ ...fields, error: scrubText((error as Error).message, secrets) }, 'request refused');
     };
-    let result: unknown;
+    /** The request line of an answered call (a stream's once it ends); the result unchanged. */
+    const logged = (result: unknown): unknown => {
+      if (!info) return result;
+      if (!call.streaming) {
+        logger.info(
+          line(
+            method,
+            bindingOf(ctx),
+            ctx.tenant,
+            ctx.principal.id,
+            resultFacts(method, result, facts),
+            started,
+            secrets,
+          ),
+          'request',
+        );
+        return result;
+      }
+      let events = 0;
+      return watchStream(
+        result as AsyncIterable<StreamResponse>,
+        (event) => {
+          events++;
+          eventFacts(event, facts);
+        },
+        (error, failed) => {
+          if (failed) fail(error);
+          else {
+            logger.info(
+              {
+                ...line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, facts, started, secrets),
+                events,
+              },
+              'request',
+            );
+          }
+        },
+      );
+    };
+    let answer: Promise<unknown>;
     try {
-      result = await next(call);
+      answer = next(call);
     } catch (error) {
       fail(error);
+      return Promise.reject(error);
+    }
+    return answer.then(logged, (error: unknown) => {
+      fail(error);
       throw error;
-    }
-    if (!info) return result;
-    if (!call.streaming) {
-      logger.info(
-        line(
-          method,
-          bindingOf(ctx),
-          ctx.tenant,
-          ctx.principal.id,
-          resultFacts(method, result, facts),
-          started,
-          secrets,
-        ),
-        'request',
-      );
-      return result;
-    }
-    let events = 0;
-    return watchStream(
-      result as AsyncIterable<StreamResponse>,
-      (event) => {
-        events++;
-        eventFacts(event, facts);
-      },
-      (error, failed) => {
-        if (failed) fail(error);
-        else {
-          logger.info(
-            {
-              ...line(method, bindingOf(ctx), ctx.tenant, ctx.principal.id, facts, started, secrets),
-              events,
-            },
-            'request',
-          );
-        }
-      },
-    );
+    });
   };
 }
 
