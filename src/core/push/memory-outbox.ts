@@ -85,7 +85,7 @@ export class MemoryPushOutbox implements PushOutbox {
     change?: SaveChange,
   ): Promise<void> {
     // No event, or a task without configs in the memory config store (known at once): the
-    // save alone, with no list of configs and no await (push on cost 12% of a task without).
+    // save alone, with no list of configs and no await between.
     const configs = this.#configs;
     if (
       !event ||
