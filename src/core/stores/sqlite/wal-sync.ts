@@ -57,8 +57,16 @@ export class WalSync {
     const synced = (error: unknown): void => {
       this.#running = undefined;
       if (this.#closed) return; // close() synced and acknowledged everything already
-      if (error) for (const fail of failed) fail(error);
-      else for (const ack of done) ack();
+      if (error) {
+        // The commits made during the failed sync fail with it: after an fsync error the
+        // kernel may have dropped the pages it could not write, so a later sync that succeeds
+        // proves nothing about them.
+        const later = this.#failures;
+        this.#waiting = [];
+        this.#failures = [];
+        for (const fail of failed) fail(error);
+        for (const fail of later) fail(error);
+      } else for (const ack of done) ack();
       if (this.#waiting.length > 0) this.#start();
       else this.onIdle();
     };
