@@ -54,6 +54,14 @@ function open(t: TestContext): {
   return { database, syncs, insert: (x) => () => void statement.run(x) };
 }
 
+/** A file whose first write (row 1) is committed and its sync held. */
+async function withSyncHeld(t: TestContext): Promise<ReturnType<typeof open> & { first: Promise<void> }> {
+  const opened = open(t);
+  const first = opened.database.write(opened.insert(1));
+  while (opened.syncs.started === 0) await new Promise((resolve) => setImmediate(resolve));
+  return { ...opened, first };
+}
+
 /** Whether `promise` settled (the queued writes' turns have run by the time this answers). */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
@@ -75,9 +83,7 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 test('a write answered at its commit is answered while the log is being synced', async (t) => {
-  const { database, syncs, insert } = open(t);
-  const first = database.write(insert(1));
-  while (syncs.started === 0) await new Promise((resolve) => setImmediate(resolve));
+  const { database, syncs, insert, first } = await withSyncHeld(t);
   // The first batch's sync is held: the next batch commits anyway.
   const claim = database.write(insert(2), AT_COMMIT);
   const durable = database.write(insert(3));
@@ -93,9 +99,7 @@ test('a write answered at its commit is answered while the log is being synced',
 });
 
 test('a write that sees only durable rows waits until every commit is synced', async (t) => {
-  const { database, syncs, insert } = open(t);
-  const first = database.write(insert(1));
-  while (syncs.started === 0) await new Promise((resolve) => setImmediate(resolve));
+  const { database, syncs, insert, first } = await withSyncHeld(t);
   const during = database.write(insert(2)); // committed during the held sync
   assert.equal(await settled(during), false);
   let duringAnswered = false;
@@ -119,9 +123,7 @@ test('a write that sees only durable rows waits until every commit is synced', a
 });
 
 test('the commits made during a sync that fails fail with it, and so does every later write', async (t) => {
-  const { database, syncs, insert } = open(t);
-  const first = database.write(insert(1));
-  while (syncs.started === 0) await new Promise((resolve) => setImmediate(resolve));
+  const { database, syncs, insert, first } = await withSyncHeld(t);
   const during = database.write(insert(2));
   const claim = database.write(insert(3), AT_COMMIT);
   await within(claim, 'the claim'); // its batch (with `during`) is committed
