@@ -156,11 +156,12 @@ export class SqliteDatabase {
    * Runs `run` (synchronous statements) in the next write transaction and resolves with its
    * result once that transaction is committed (and, with `synchronous: 'full'`, on disk).
    * Writes queued in the same turn of the event loop (the events of a task, and of every other
-   * task, arriving together) share one commit; while the log is being synced, the commits go on
-   * (answering the writes that need not wait for the disk, so a new task's agent starts) and
-   * the commits of one sync's length share the next sync. A write that throws (a version conflict) rejects alone: its
-   * statements changed nothing, and the others still commit; a failure that makes SQLite
-   * roll the transaction back (a full disk, an I/O error) rejects every write of the batch.
+   * task, arriving together) share one commit. Commits go on while the log is being synced
+   * (answering the writes that need not wait for the disk, so a new task's agent starts), and
+   * those made during one sync share the next. A write that throws (a version conflict)
+   * rejects alone: its statements changed nothing, and the others still commit; a failure
+   * that makes SQLite roll the transaction back (a full disk, an I/O error) rejects every
+   * write of the batch.
    *
    * `durable: false` acknowledges at the commit, without waiting for the sync: for a write
    * nothing is told on its strength alone (an idempotency claim), whose durability the
@@ -214,9 +215,8 @@ export class SqliteDatabase {
    */
   readonly #schedule = (): void => {
     if (this.#scheduled || this.#queue.length === 0 || this.#lockWait.waiting) return;
-    // Committing during a sync (measured: the server idled a fifth of the time, new tasks'
-    // claims waiting for the sync to end) is held back only for those writes: the pipeline
-    // of syncs drains within two of them, then their batch commits.
+    // Only such a write holds the commits back during a sync: the running sync and the one
+    // queued after it end (no commit comes between), then its batch commits.
     if (this.#leading > 0 && this.#walSync?.busy) return;
     this.#scheduled = true;
     setImmediate(this.#flush);
