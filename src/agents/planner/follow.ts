@@ -34,6 +34,11 @@ export interface FollowTiming {
   pollMaxMs?: number;
   /** Give up on a sub-task not settled after this long. @default 3600000 */
   deadlineMs?: number;
+  /**
+   * With push: how long to wait, once GetTask shows the task settled, for the notification of
+   * that change (it may trail GetTask a moment). @default 2000
+   */
+  settledPushGraceMs?: number;
 }
 
 /** A task the planner stops waiting for: ended, or asking its caller. */
@@ -82,16 +87,33 @@ export async function followByPush(
 ): Promise<Task> {
   const deadlineMs = timing.deadlineMs ?? 3_600_000;
   const until = Date.now() + deadlineMs;
+  /** Whether a notification showed the task settled: the last one that matters is in. */
+  let pushedSettled = false;
   const forward = async (events: StreamEvent[]) => {
     for (const event of events) {
+      const state =
+        event.kind === 'statusUpdate'
+          ? event.statusUpdate.status.state
+          : event.kind === 'task'
+            ? event.task.status.state
+            : undefined;
+      if (state !== undefined && settled(state)) pushedSettled = true;
       const n = noteOf(event, watch.received);
       if (n) await note(n);
     }
   };
   for (;;) {
     const task = await client.getTask(taskId, { signal, historyLength: 0 });
-    // Settled: what was pushed meanwhile is still shown, without waiting for more.
-    if (settled(task.status.state)) return forward(watch.take()).then(() => task);
+    if (settled(task.status.state)) {
+      // What was pushed meanwhile is still shown, and the notification of the settling change
+      // is waited for a moment, so a run that ended quickly still shows its pushed progress.
+      await forward(watch.take());
+      const graceEnd = Date.now() + (timing.settledPushGraceMs ?? 2_000);
+      while (!pushedSettled && !signal.aborted && Date.now() < graceEnd) {
+        await forward(await watch.next(graceEnd - Date.now(), signal));
+      }
+      return task;
+    }
     if (Date.now() > until) throw giveUp(taskId, deadlineMs);
     await forward(await watch.next(timing.pushSafetyMs ?? 10_000, signal));
   }

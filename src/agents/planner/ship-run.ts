@@ -213,9 +213,11 @@ export class ShipRun {
     let watch = this.#watches.get(ref.taskId);
     this.#watches.delete(ref.taskId);
     try {
-      // A later turn (or a restart after the run ended) only re-reads it.
+      // A later turn (or a restart after the run ended) only re-reads it. A run this turn
+      // started with the webhook goes on below even when it has already ended, so what it
+      // pushed is shown.
       const now = await client.getTask(ref.taskId, { signal, historyLength: 0 });
-      if (settled(now.status.state)) return now;
+      if (settled(now.status.state) && !watch) return now;
       let target = this.#pushTarget(client.card!);
       if (typeof target === 'object' && !watch) {
         watch = target.webhook.watch(ref.taskId, target.jwks);
