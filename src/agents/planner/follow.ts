@@ -6,7 +6,7 @@
  */
 import type { A2AClient } from '../../client/client.js';
 import { textOf } from '../../client/artifacts.js';
-import type { StreamEvent } from '../../client/stream-events.js';
+import { statusOf, type StreamEvent } from '../../client/stream-events.js';
 import { isInterruptedState, isTerminalState, type TaskState } from '../../model/enums.js';
 import type { Task } from '../../model/schema.js';
 import type { PushWatch } from './webhook.js';
@@ -91,13 +91,8 @@ export async function followByPush(
   let pushedSettled = false;
   const forward = async (events: StreamEvent[]) => {
     for (const event of events) {
-      const state =
-        event.kind === 'statusUpdate'
-          ? event.statusUpdate.status.state
-          : event.kind === 'task'
-            ? event.task.status.state
-            : undefined;
-      if (state !== undefined && settled(state)) pushedSettled = true;
+      const status = statusOf(event);
+      if (status && settled(status.state)) pushedSettled = true;
       const n = noteOf(event, watch.received);
       if (n) await note(n);
     }
