@@ -210,14 +210,20 @@ export class SqliteDatabase {
   }
 
   /**
+   * A write that sees only durable rows waits at the head of the queue while a sync runs: no
+   * commit comes between, so the running sync and the one queued after it end, then its batch
+   * commits (every other write commits during syncs).
+   */
+  get #heldForSyncs(): boolean {
+    return this.#leading > 0 && this.#walSync?.busy === true;
+  }
+
+  /**
    * Schedules the next commit for the next turn, unless one is scheduled, or the lock is being
    * waited for, or a write that sees only durable rows waits for the syncs to end.
    */
   readonly #schedule = (): void => {
-    if (this.#scheduled || this.#queue.length === 0 || this.#lockWait.waiting) return;
-    // Only such a write holds the commits back during a sync: the running sync and the one
-    // queued after it end (no commit comes between), then its batch commits.
-    if (this.#leading > 0 && this.#walSync?.busy) return;
+    if (this.#scheduled || this.#queue.length === 0 || this.#lockWait.waiting || this.#heldForSyncs) return;
     this.#scheduled = true;
     setImmediate(this.#flush);
   };
@@ -225,9 +231,9 @@ export class SqliteDatabase {
   /** `blocking`: wait for the write lock with the busy timeout (at close); else off the event loop. */
   readonly #flush = (blocking = false): void => {
     this.#scheduled = false;
-    // A write that sees only durable rows came after this turn was scheduled: the sync's end
-    // schedules it again (see #schedule).
-    if (!blocking && this.#leading > 0 && this.#walSync?.busy) return;
+    // A write that sees only durable rows came after this turn was scheduled: the end of the
+    // syncs schedules it again.
+    if (!blocking && this.#heldForSyncs) return;
     this.pushConfigs.batchBegins();
     const batch = this.#queue.length > MAX_BATCH ? this.#queue.splice(0, MAX_BATCH) : this.#queue;
     if (batch === this.#queue) this.#queue = [];
