@@ -10,6 +10,8 @@
  * publish order. Notifications are handled strictly in arrival order, even while one waits
  * for a body to be fetched.
  *
+ * Alone: a replica with no other listener on its channel sends nothing (see ReplicaPresence).
+ *
  * Catching up: the listening connection reconnects with backoff when it is lost. Once LISTEN
  * is back, every subscribed task whose owner is known is read again from the store and, when
  * it moved past the last version delivered here, its subscribers get the stored task as one
@@ -25,6 +27,7 @@ import type { StoredTask, TaskScope } from '../stores/task-store.js';
 import type { EventBus, TaskEvent, TaskEventListener, TaskTopic } from './event-bus.js';
 import { InProcessEventBus } from './in-process.js';
 import { MAX_PACK_BYTES, NotificationPacks } from './notification-packs.js';
+import { PRESENCE_INTERVAL_MS, ReplicaPresence } from './replica-presence.js';
 
 /** How long large bodies stay in a2a_events (a receiver fetches within milliseconds). */
 const EVENT_BODY_TTL_MS = 10 * 60_000;
@@ -41,6 +44,12 @@ interface Envelope {
   /** The event, or the seq of its body in a2a_events. */
   readonly e?: TaskEvent;
   readonly r?: string;
+}
+
+/** For the replicas (an older a2a-kit ignores it): `h` a listener's hello, `a: '*'` "catch up". */
+interface Control {
+  readonly h?: string;
+  readonly a?: string;
 }
 
 /** An inbox entry asking to re-read subscribed tasks: all of them, or the one named by key. */
@@ -73,6 +82,8 @@ export interface PostgresEventBusOptions {
    * notifications were missed (see the module comment). Without it nothing is re-read.
    */
   readTask?: (scope: TaskScope, taskId: string) => Promise<StoredTask | undefined>;
+  /** How often the channel's listeners are counted (see ReplicaPresence). @default 2000 */
+  presenceIntervalMs?: number;
 }
 
 function delay(ms: number): Promise<void> {
@@ -86,6 +97,7 @@ export class PostgresEventBus implements EventBus {
   readonly #origin = randomUUID();
   readonly #local = new InProcessEventBus();
   readonly #packs: NotificationPacks;
+  readonly #presence: ReplicaPresence;
   readonly #readTask: PostgresEventBusOptions['readTask'];
   /** Subscribed topics, by `tenant NUL taskId`. */
   readonly #topics = new Map<string, TopicState>();
@@ -112,8 +124,19 @@ export class PostgresEventBus implements EventBus {
       throw new Error(`NOTIFY channel ${JSON.stringify(this.#channel)} must be lowercase letters, digits, _`);
     }
     this.#packs = new NotificationPacks(database, this.#channel, this.#origin);
+    this.#presence = new ReplicaPresence(
+      database,
+      this.#channel,
+      options.presenceIntervalMs ?? PRESENCE_INTERVAL_MS,
+      () => this.#sendControl({ a: '*' }),
+    );
     this.ready = database.ready.then(() => this.#listen());
     this.ready.catch(() => {});
+  }
+
+  /** True while no other listener is on the channel, so events are not sent (diagnostics). */
+  get alone(): boolean {
+    return this.#presence.alone;
   }
 
   /** How many times the listening connection was re-established. */
@@ -141,12 +164,25 @@ export class PostgresEventBus implements EventBus {
       return;
     }
     this.#client = client;
+    // Replicas that were alone send again from now on, and ask for a catch-up. Without
+    // readTask what was not sent could not be caught up here: never alone.
+    this.#sendControl({ h: this.#origin });
+    if (this.#readTask) this.#presence.listening((client as unknown as { processID?: number }).processID);
+  }
+
+  /** Sends a control envelope (a hello, a catch-up request) on the channel. */
+  #sendControl(control: Control): void {
+    if (this.#closed) return;
+    const inline = JSON.stringify(control);
+    this.#packs.send(inline, Buffer.byteLength(inline)).catch(() => {});
   }
 
   /** The listening connection went away: reconnect with backoff until closed. */
   #lost(client: pg.Client): void {
     if (this.#client !== client || this.#closed) return;
     this.#client = undefined;
+    // A hello sent while nobody listened here would be missed: send everything meanwhile.
+    this.#presence.lost();
     void client.end().catch(() => {});
     void (async () => {
       for (let attempt = 0; !this.#closed; attempt++) {
@@ -166,8 +202,9 @@ export class PostgresEventBus implements EventBus {
     })();
   }
 
-  publish(topic: TaskTopic, event: TaskEvent): Promise<void> {
+  publish(topic: TaskTopic, event: TaskEvent): Promise<void> | undefined {
     this.#deliver(topic.tenant, event);
+    if (this.#presence.alone) return undefined;
     const inline = JSON.stringify({ t: topic.tenant, k: topic.taskId, e: event });
     const bytes = Buffer.byteLength(inline);
     if (bytes <= MAX_PACK_BYTES - this.#origin.length - 3) return this.#packs.send(inline, bytes);
@@ -223,7 +260,7 @@ export class PostgresEventBus implements EventBus {
   #receive(payload: string): void {
     // `<origin>\n[envelopes]` (see NotificationPacks); a replica of an older a2a-kit sends one
     // envelope object with its origin inside.
-    let envelopes: Envelope[];
+    let envelopes: (Envelope & Control)[];
     try {
       if (payload.startsWith('{')) {
         const one = JSON.parse(payload) as Envelope & { o?: string };
@@ -232,13 +269,22 @@ export class PostgresEventBus implements EventBus {
       } else {
         const newline = payload.indexOf('\n');
         if (newline < 0 || payload.slice(0, newline) === this.#origin) return;
-        envelopes = JSON.parse(payload.slice(newline + 1)) as Envelope[];
+        envelopes = JSON.parse(payload.slice(newline + 1)) as (Envelope & Control)[];
         if (!Array.isArray(envelopes)) return;
       }
     } catch {
       return;
     }
     for (const envelope of envelopes) {
+      if (envelope.h !== undefined) {
+        this.#presence.notAlone();
+        continue;
+      }
+      if (envelope.a !== undefined) {
+        // In arrival order: what comes after it is delivered after the catch-up.
+        if (envelope.a === '*') this.#queueCatchUpAll();
+        continue;
+      }
       if (!this.#topics.has(`${envelope.t}\u0000${envelope.k}`)) continue;
       if (this.#inbox.length >= MAX_INBOX) {
         if (this.#readTask) {
@@ -343,6 +389,7 @@ export class PostgresEventBus implements EventBus {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#presence.close();
     const client = this.#client;
     this.#client = undefined;
     await client?.end().catch(() => {});

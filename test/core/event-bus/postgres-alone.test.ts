@@ -1,0 +1,157 @@
+/**
+ * A replica alone on its channel sends no NOTIFY. Once another one listens, it sends again,
+ * and what it published while alone reaches the newcomer's subscribers through a catch-up
+ * from the store; once the other listener is gone, it stops sending again. A bus that cannot
+ * catch up (no `readTask`) always sends.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { TaskState } from '../../../src/model/enums.js';
+import { PostgresEventBus } from '../../../src/core/event-bus/postgres.js';
+import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
+import type { StoredTask } from '../../../src/core/stores/task-store.js';
+import { PostgresDatabase } from '../../../src/core/stores/postgres/database.js';
+import { deferred } from '../../support/handler.js';
+import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
+
+const PRESENCE_MS = 50;
+
+function event(taskId: string, version: number): TaskEvent {
+  return {
+    taskId,
+    version,
+    state: TaskState.WORKING,
+    response: {
+      statusUpdate: { taskId, contextId: 'c', status: { state: TaskState.WORKING }, metadata: { version } },
+    },
+  };
+}
+
+function stored(taskId: string, version: number): StoredTask {
+  return {
+    tenant: '',
+    owner: 'alice',
+    version,
+    statusTimeMs: 0,
+    task: {
+      id: taskId,
+      contextId: 'c',
+      status: { state: TaskState.WORKING, timestamp: new Date(0).toISOString() },
+      history: [],
+      artifacts: [],
+    },
+  };
+}
+
+/** The catch-up reader of a replica that stores nothing (a bus without one is never alone). */
+function nothingStored(): Promise<StoredTask | undefined> {
+  return Promise.resolve(undefined);
+}
+
+/** Waits (at most 10 s, in steps of 20 ms) until `condition` holds. */
+async function until(condition: () => boolean, why: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(why);
+}
+
+test('a replica alone sends nothing; a newcomer catches up on what it published meanwhile, then gets its events', async (t) => {
+  const schema = freshSchema('alone');
+  const dbA = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const dbB = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  // A counts listeners once, at start: only B's hello can tell it that B came.
+  const a = new PostgresEventBus(dbA, { presenceIntervalMs: 60_000, readTask: nothingStored });
+  t.after(async () => {
+    await a.close();
+    await dbA.release();
+    await dbB.release();
+    await dropSchema(schema);
+  });
+  await a.ready;
+  await until(() => a.alone, 'A never found itself alone on its channel');
+
+  // Published while alone: delivered here, sent nowhere (the store has it).
+  const local: number[] = [];
+  a.subscribe({ tenant: '', taskId: 't1' }, (e) => local.push(e.version));
+  assert.equal(a.publish({ tenant: '', taskId: 't1' }, event('t1', 1)), undefined);
+  assert.deepEqual(local, [1]);
+
+  // B subscribes before it listens; its hello makes A send again and B read t1 back.
+  let reads = 0;
+  const b = new PostgresEventBus(dbB, {
+    presenceIntervalMs: PRESENCE_MS,
+    readTask: (scope, taskId) => {
+      reads++;
+      return Promise.resolve(scope.owner === 'alice' && taskId === 't1' ? stored('t1', 1) : undefined);
+    },
+  });
+  t.after(() => b.close());
+  const seen: TaskEvent[] = [];
+  const second = deferred<void>();
+  b.subscribe({ tenant: '', taskId: 't1', owner: 'alice' }, (e) => {
+    seen.push(e);
+    if (e.version === 2) second.resolve();
+  });
+  await b.ready;
+  await until(() => !a.alone, 'A did not hear B listening');
+  await until(() => seen.length > 0, `B's subscriber was not caught up (${reads} reads)`);
+  assert.equal(seen[0]!.version, 1);
+  assert.equal(seen[0]!.response?.task?.id, 't1');
+
+  const sent = a.publish({ tenant: '', taskId: 't1' }, event('t1', 2));
+  assert.ok(sent, 'A sends once B listens');
+  await sent;
+  await second.promise;
+  assert.deepEqual(
+    seen.map((e) => e.version),
+    [1, 2],
+  );
+  assert.equal(b.alone, false);
+});
+
+test('a replica is not alone while any other session listens on its channel, and alone again once it left', async (t) => {
+  const schema = freshSchema('alone');
+  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const bus = new PostgresEventBus(db, { presenceIntervalMs: PRESENCE_MS, readTask: nothingStored });
+  // A psql-like session listening on the channel, not an a2a-kit (it sends no hello).
+  const watcher = new pg.Client({ connectionString: postgresUrl() });
+  await watcher.connect();
+  await watcher.query(`LISTEN a2a_events_${schema}`);
+  t.after(async () => {
+    await watcher.end().catch(() => {});
+    await bus.close();
+    await db.release();
+    await dropSchema(schema);
+  });
+  const payloads: string[] = [];
+  watcher.on('notification', (message) => payloads.push(message.payload ?? ''));
+  await bus.ready;
+  // Several counts pass: the watcher keeps it sending.
+  await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS * 5));
+  assert.equal(bus.alone, false);
+  await bus.publish({ tenant: '', taskId: 'w' }, event('w', 1));
+  await until(() => payloads.some((p) => p.includes('"k":"w"')), 'the watcher got no event');
+
+  await watcher.end();
+  await until(() => bus.alone, 'the bus did not notice that the watcher left');
+});
+
+test('a bus that cannot read tasks back is never alone', async (t) => {
+  const schema = freshSchema('alone');
+  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const bus = new PostgresEventBus(db, { presenceIntervalMs: PRESENCE_MS });
+  t.after(async () => {
+    await bus.close();
+    await db.release();
+    await dropSchema(schema);
+  });
+  await bus.ready;
+  await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS * 5));
+  assert.equal(bus.alone, false);
+  const sent = bus.publish({ tenant: '', taskId: 'n' }, event('n', 1));
+  assert.ok(sent);
+  await sent;
+});
