@@ -12,21 +12,11 @@ import { PostgresEventBus } from '../../../src/core/event-bus/postgres.js';
 import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
 import type { StoredTask } from '../../../src/core/stores/task-store.js';
 import { PostgresDatabase } from '../../../src/core/stores/postgres/database.js';
+import { workingEvent as event } from '../../support/bus-events.js';
 import { deferred } from '../../support/handler.js';
 import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
 
 const PRESENCE_MS = 50;
-
-function event(taskId: string, version: number): TaskEvent {
-  return {
-    taskId,
-    version,
-    state: TaskState.WORKING,
-    response: {
-      statusUpdate: { taskId, contextId: 'c', status: { state: TaskState.WORKING }, metadata: { version } },
-    },
-  };
-}
 
 function stored(taskId: string, version: number): StoredTask {
   return {

@@ -7,23 +7,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { TaskState } from '../../../src/model/enums.js';
 import { PostgresEventBus } from '../../../src/core/event-bus/postgres.js';
 import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
 import { PostgresDatabase } from '../../../src/core/stores/postgres/database.js';
+import { workingEvent as event } from '../../support/bus-events.js';
 import { deferred } from '../../support/handler.js';
 import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
-
-function event(taskId: string, version: number): TaskEvent {
-  return {
-    taskId,
-    version,
-    state: TaskState.WORKING,
-    response: {
-      statusUpdate: { taskId, contextId: 'c', status: { state: TaskState.WORKING }, metadata: { version } },
-    },
-  };
-}
 
 /** `promise`, or a failure saying `why` after 10 s. */
 async function within<T>(promise: Promise<T>, why: () => string): Promise<T> {
