@@ -5,9 +5,9 @@
  * gathered (see NotificationPacks). A body larger than a NOTIFY payload may be is written to
  * `a2a_events` in the same statement and fetched by its seq on the receiving side.
  *
- * Order: a task's events are published one after another (the TaskManager awaits each), and
- * PostgreSQL delivers notifications in commit order, so every replica sees a task's events in
- * publish order. Notifications are handled strictly in arrival order, even while one waits
+ * Order: a task's events are published one after another, the packs carrying them commit one
+ * after another (see NotificationPacks), and PostgreSQL delivers notifications in commit
+ * order, so every replica sees a task's events in publish order. Notifications are handled strictly in arrival order, even while one waits
  * for a body to be fetched.
  *
  * Alone: a replica with no other listener on its channel sends nothing (see ReplicaPresence).
@@ -174,7 +174,7 @@ export class PostgresEventBus implements EventBus {
   #sendControl(control: Control): void {
     if (this.#closed) return;
     const inline = JSON.stringify(control);
-    this.#packs.send(inline, Buffer.byteLength(inline)).catch(() => {});
+    this.#packs.send(inline, Buffer.byteLength(inline));
   }
 
   /** The listening connection went away: reconnect with backoff until closed. */
@@ -213,8 +213,8 @@ export class PostgresEventBus implements EventBus {
     const head = `${this.#origin}\n[${JSON.stringify({ t: topic.tenant, k: topic.taskId })}`;
     const sql = `WITH body AS (INSERT INTO a2a_events (created_ms, payload) VALUES ($1, $2) RETURNING seq)
       SELECT pg_notify($3, left($4, -1) || ',"r":"' || seq || '"}]') FROM body`;
-    // A repeated notification is harmless: subscribers skip versions they have.
-    const sent = this.#database.writeRepeatable(sql, [now, JSON.stringify(event), this.#channel, head]);
+    // In order with the packs; a repeated notification is harmless (versions are skipped).
+    const sent = this.#packs.sendBody(sql, [now, JSON.stringify(event), this.#channel, head]);
     if (++this.#bodiesWritten % 100 === 0) {
       void this.#database
         .query('DELETE FROM a2a_events WHERE created_ms < $1', [now - EVENT_BODY_TTL_MS])
@@ -393,6 +393,8 @@ export class PostgresEventBus implements EventBus {
     const client = this.#client;
     this.#client = undefined;
     await client?.end().catch(() => {});
+    // What was published is sent before the pool may end.
+    await this.#packs.close();
     await this.#database.release();
   }
 }
