@@ -44,7 +44,7 @@ export class NotificationPacks {
   #packs: Pack[] = [];
   #sending = false;
   #closing = false;
-  /** Settles once no pack is left (see {@link sent}). */
+  /** Settles once no pack is left (see {@link close}). */
   #idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
@@ -78,11 +78,6 @@ export class NotificationPacks {
    */
   close(): Promise<void> {
     this.#closing = true;
-    return this.sent();
-  }
-
-  /** Resolves once every pack handed in so far was sent (or failed). */
-  sent(): Promise<void> {
     if (this.#packs.length === 0) return Promise.resolve();
     if (!this.#idle) {
       let resolve!: () => void;
@@ -139,23 +134,15 @@ export class NotificationPacks {
       }
       this.#sendNext();
     };
-    this.database.write(this.#writeOf(pack)).then(() => settle(), settle);
+    const sent = pack.body
+      ? this.database.writeRepeatable(pack.body.sql, pack.body.params)
+      : this.database.write(this.#notifyWrite(pack));
+    sent.then(() => settle(), settle);
   }
 
-  #writeOf(pack: Pack): BatchedWrite<void> {
+  /** The NOTIFY of a pack of envelopes, sealed when its batch is sent. */
+  #notifyWrite(pack: Pack): BatchedWrite<void> {
     const database = this.database;
-    if (pack.body) {
-      const { sql, params } = pack.body;
-      return {
-        sql,
-        params,
-        done: () => undefined,
-        // A repeated notification is harmless: subscribers skip versions they have.
-        alone: async () => {
-          await database.query(sql, params);
-        },
-      };
-    }
     let payload: string | undefined;
     const seal = (): string => {
       // Read when the batch is sent: later envelopes start a new pack.
@@ -170,6 +157,7 @@ export class NotificationPacks {
         return [channel, seal()];
       },
       done: () => undefined,
+      // A repeated notification is harmless: subscribers skip versions they have.
       alone: async () => {
         await database.query(sql, [channel, seal()]);
       },

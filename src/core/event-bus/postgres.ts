@@ -7,8 +7,8 @@
  *
  * Order: a task's events are published one after another, the packs carrying them commit one
  * after another (see NotificationPacks), and PostgreSQL delivers notifications in commit
- * order, so every replica sees a task's events in publish order. Notifications are handled strictly in arrival order, even while one waits
- * for a body to be fetched.
+ * order, so every replica sees a task's events in publish order. Notifications are handled
+ * strictly in arrival order, even while one waits for a body to be fetched.
  *
  * Alone: a replica with no other listener on its channel sends nothing (see ReplicaPresence).
  *

@@ -7,7 +7,7 @@
  * a psql running LISTEN) runs nothing after its `LISTEN <channel>`, so that is its query.
  * The replica counts itself alone only when it sees its own listener there and no other,
  * and no session whose query it may not read; anything else (another role's sessions,
- * `track_activities` off) means "not alone", which is today's behaviour.
+ * `track_activities` off) means "not alone": it sends everything.
  *
  * A listener that starts after the last check is not missed: it announces itself with a
  * hello on the channel (see PostgresEventBus), which makes every replica that was alone
