@@ -53,11 +53,12 @@ export class ReplicaPresence {
     return this.#alone;
   }
 
-  /** The listening connection (backend `pid`) is in place: start counting. */
+  /** The listening connection (backend `pid`) is in place (again): count now, then every interval. */
   listening(pid: number | undefined): void {
     this.#listenerPid = pid;
-    if (pid === undefined || this.#timer) return;
+    if (pid === undefined) return;
     void this.#check();
+    if (this.#timer) return;
     this.#timer = setInterval(() => void this.#check(), this.intervalMs);
     this.#timer.unref();
   }

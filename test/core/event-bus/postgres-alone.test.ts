@@ -138,3 +138,27 @@ test('a bus that cannot read tasks back is never alone', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS * 5));
   assert.equal(bus.alone, false);
 });
+
+test('a replica alone whose listening connection is lost sends again until it listens and counts again', async (t) => {
+  const schema = freshSchema('alone');
+  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  // Counts only when its listener is (again) in place: the loss alone must stop "alone".
+  const bus = new PostgresEventBus(db, { presenceIntervalMs: 60_000, readTask: nothingStored });
+  const admin = new pg.Client({ connectionString: postgresUrl() });
+  await admin.connect();
+  t.after(async () => {
+    await admin.end();
+    await bus.close();
+    await db.release();
+    await dropSchema(schema);
+  });
+  await bus.ready;
+  await until(() => bus.alone, 'the bus never found itself alone');
+  const { rowCount } = await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1',
+    [`LISTEN a2a_events_${schema}`],
+  );
+  assert.equal(rowCount, 1);
+  await until(() => !bus.alone, 'the bus still thought itself alone without its listener');
+  await until(() => bus.reconnects === 1 && bus.alone, 'the bus did not listen and count again');
+});
