@@ -27,7 +27,6 @@ import {
   MAX_CONFIGS_PER_TASK,
   outboxSettings,
   PRUNE_CHUNK,
-  type AttemptRow,
   type DeliveryRow,
   type QueuedNotification,
   type SqlPushOutboxOptions,
@@ -38,11 +37,10 @@ import { StagedTaskWrites } from './staged-writes.js';
 import { prepareTaskRowStatements, writeTaskRow, type TaskRowStatements } from './task-rows.js';
 import { AT_COMMIT, DURABLE_ONLY_AT_COMMIT, SqliteDatabase } from './database.js';
 import { faultAt } from '../fault-points.js';
+import { preparePushOutboxStatements, type PushOutboxStatements } from './push-outbox-statements.js';
 
 /** Options of {@link SqlitePushOutbox}. */
 export type SqlitePushOutboxOptions = SqlPushOutboxOptions;
-
-const QUEUE = 'tenant = ? AND owner = ? AND task_id = ? AND config_id = ?';
 
 /** The push outbox of a SQLite store. */
 export class SqlitePushOutbox implements PushOutbox {
@@ -51,23 +49,7 @@ export class SqlitePushOutbox implements PushOutbox {
   readonly #listeners: (() => void)[] = [];
   readonly #listStatements = new Map<string, Statement>();
   readonly #taskRows: TaskRowStatements;
-  /** The ids of a task's configs (plucked: plain strings, no row objects). */
-  readonly #configIds: Statement<[string, string, string, number], string>;
-  readonly #enqueue: Statement;
-  readonly #claim: Statement<[string, number, number, number, number], DeliveryRow>;
-  readonly #settle: Statement;
-  readonly #recordAttempt: Statement;
-  readonly #trimAttempts: Statement;
-  readonly #promote: Statement;
-  readonly #renew: Statement;
-  readonly #get: Statement<[string], DeliveryRow>;
-  readonly #attempts: Statement<[string], AttemptRow>;
-  readonly #replay: Statement;
-  readonly #nextDue: Statement<[], { at: number | null }>;
-  // Claims name the index of due heads: without statistics SQLite would pick the (state, seq)
-  // index and walk every pending row, heads or not.
-  readonly #pruneOld: Statement;
-  readonly #pruneMany: Statement;
+  readonly #sql: PushOutboxStatements;
   /** Saves a task change and enqueues its notifications; a savepoint inside the batch. */
   readonly #saveWithNotifications: Transaction<
     (
@@ -94,68 +76,7 @@ export class SqlitePushOutbox implements PushOutbox {
     this.database = typeof database === 'string' ? SqliteDatabase.open(database) : database.retain();
     const db = this.database.db;
     this.#taskRows = prepareTaskRowStatements(this.database);
-    this.#configIds = db
-      .prepare<[string, string, string, number], string>(
-        'SELECT id FROM a2a_push_configs WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY id LIMIT ?',
-      )
-      .pluck();
-    this.#enqueue = db.prepare(
-      `INSERT INTO a2a_push_outbox
-         (id, tenant, owner, task_id, config_id, payload, generation, state, head, created_ms, next_attempt_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending',
-         NOT EXISTS (SELECT 1 FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending'), ?, ?)`,
-    );
-    this.#claim = db.prepare(
-      `UPDATE a2a_push_outbox SET lease_owner = ?, lease_until_ms = ?
-       WHERE seq IN (
-         SELECT seq FROM a2a_push_outbox INDEXED BY a2a_push_outbox_due
-         WHERE state = 'pending' AND head = 1 AND next_attempt_ms <= ? AND lease_until_ms <= ?
-         ORDER BY next_attempt_ms LIMIT ?)
-       RETURNING ${DELIVERY_COLUMNS}`,
-    );
-    this.#settle = db.prepare(
-      `UPDATE a2a_push_outbox SET state = ?, head = ?, attempts = attempts + 1, recorded = recorded + 1,
-         next_attempt_ms = ?, last_error = ?, settled_ms = ?, lease_owner = NULL, lease_until_ms = 0
-       WHERE id = ? AND state = 'pending' AND lease_owner = ?
-       RETURNING tenant, owner, task_id, config_id, recorded`,
-    );
-    this.#recordAttempt = db.prepare(
-      `INSERT INTO a2a_push_attempts (delivery_id, n, at_ms, duration_ms, ok, status, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.#trimAttempts = db.prepare('DELETE FROM a2a_push_attempts WHERE delivery_id = ? AND n <= ?');
-    this.#promote = db.prepare(
-      `UPDATE a2a_push_outbox SET head = 1 WHERE seq = (
-         SELECT seq FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending' ORDER BY seq LIMIT 1)
-       AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox WHERE ${QUEUE} AND state = 'pending' AND head = 1)`,
-    );
-    this.#renew = db.prepare(
-      `UPDATE a2a_push_outbox SET lease_until_ms = ? WHERE id = ? AND state = 'pending' AND lease_owner = ?`,
-    );
-    this.#get = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM a2a_push_outbox WHERE id = ?`);
-    this.#attempts = db.prepare(
-      'SELECT at_ms, duration_ms, ok, status, error FROM a2a_push_attempts WHERE delivery_id = ? ORDER BY n',
-    );
-    this.#replay = db.prepare(
-      `UPDATE a2a_push_outbox AS o SET state = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL,
-         settled_ms = NULL, lease_owner = NULL, lease_until_ms = 0,
-         head = NOT EXISTS (SELECT 1 FROM a2a_push_outbox p WHERE p.tenant = o.tenant AND p.owner = o.owner
-           AND p.task_id = o.task_id AND p.config_id = o.config_id AND p.state = 'pending')
-       WHERE id = ? AND state = 'dead'`,
-    );
-    this.#nextDue = db.prepare(
-      `SELECT min(max(next_attempt_ms, lease_until_ms)) AS at FROM a2a_push_outbox INDEXED BY a2a_push_outbox_due
-       WHERE state = 'pending' AND head = 1`,
-    );
-    this.#pruneOld = db.prepare(
-      `DELETE FROM a2a_push_outbox WHERE seq IN (
-         SELECT seq FROM a2a_push_outbox WHERE state <> 'pending' AND settled_ms < ? LIMIT ${PRUNE_CHUNK})`,
-    );
-    this.#pruneMany = db.prepare(
-      `DELETE FROM a2a_push_outbox WHERE seq IN (
-         SELECT seq FROM a2a_push_outbox WHERE state <> 'pending'
-         ORDER BY settled_ms DESC LIMIT ${PRUNE_CHUNK} OFFSET ?)`,
-    );
+    this.#sql = preparePushOutboxStatements(db);
     this.#saveWithNotifications = db.transaction(
       (record, expectedVersion, doc, payloads, change, configIds) => {
         writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
@@ -236,7 +157,7 @@ export class SqlitePushOutbox implements PushOutbox {
     const configIds =
       payloads.length === 0
         ? []
-        : this.#configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
+        : this.#sql.configIds.all(record.tenant, record.owner, task.id, MAX_CONFIGS_PER_TASK);
     if (configIds.length === 0) {
       writeTaskRow(this.#taskRows, record, expectedVersion, doc, change);
       return 0;
@@ -249,7 +170,7 @@ export class SqlitePushOutbox implements PushOutbox {
     const task = record.task;
     const now = Date.now();
     for (const id of configIds) {
-      this.#enqueue.run(
+      this.#sql.enqueue.run(
         newId(),
         record.tenant,
         record.owner,
@@ -280,7 +201,7 @@ export class SqlitePushOutbox implements PushOutbox {
     return this.database.write(() => {
       faultAt?.('push.outbox.claim');
       const now = Date.now();
-      return this.#claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
+      return this.#sql.claim.all(workerId, now + leaseMs, now, now, n).map(deliveryOf);
     }, DURABLE_ONLY_AT_COMMIT);
   }
 
@@ -294,7 +215,7 @@ export class SqlitePushOutbox implements PushOutbox {
   #settleRows(id: string, workerId: string, attempt: PushAttempt, settlement: PushSettlement): boolean {
     const now = Date.now();
     const finished = settlement.outcome !== 'retry';
-    const row = this.#settle.get(
+    const row = this.#sql.settle.get(
       settlement.outcome === 'retry' ? 'pending' : settlement.outcome,
       finished ? 0 : 1,
       settlement.outcome === 'retry' ? settlement.nextAttemptAtMs : now,
@@ -304,7 +225,7 @@ export class SqlitePushOutbox implements PushOutbox {
       workerId,
     ) as { tenant: string; owner: string; task_id: string; config_id: string; recorded: number } | undefined;
     if (!row) return false;
-    this.#recordAttempt.run(
+    this.#sql.recordAttempt.run(
       id,
       row.recorded,
       attempt.atMs,
@@ -315,10 +236,10 @@ export class SqlitePushOutbox implements PushOutbox {
     );
     // Only a delivery past the cap has attempts to forget (most never retry at all).
     const forgetUpTo = row.recorded - this.#settings.maxAttemptsRecorded;
-    if (forgetUpTo > 0) this.#trimAttempts.run(id, forgetUpTo);
+    if (forgetUpTo > 0) this.#sql.trimAttempts.run(id, forgetUpTo);
     if (finished) {
       const queue = [row.tenant, row.owner, row.task_id, row.config_id];
-      this.#promote.run(...queue, ...queue);
+      this.#sql.promote.run(...queue, ...queue);
     }
     return true;
   }
@@ -326,14 +247,14 @@ export class SqlitePushOutbox implements PushOutbox {
   renew(id: string, workerId: string, leaseMs: number): Promise<boolean> {
     return this.database.write(() => {
       faultAt?.('push.outbox.renew');
-      return this.#renew.run(Date.now() + leaseMs, id, workerId).changes === 1;
+      return this.#sql.renew.run(Date.now() + leaseMs, id, workerId).changes === 1;
     });
   }
 
   get(id: string): Promise<PushDelivery | undefined> {
     try {
       this.database.check();
-      const row = this.#get.get(id);
+      const row = this.#sql.get.get(id);
       return Promise.resolve(row ? deliveryOf(row) : undefined);
     } catch (error) {
       return Promise.reject(error);
@@ -359,7 +280,7 @@ export class SqlitePushOutbox implements PushOutbox {
   attempts(id: string): Promise<PushAttempt[]> {
     try {
       this.database.check();
-      return Promise.resolve(this.#attempts.all(id).map(attemptOf));
+      return Promise.resolve(this.#sql.attempts.all(id).map(attemptOf));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -368,7 +289,7 @@ export class SqlitePushOutbox implements PushOutbox {
   async replay(id: string): Promise<boolean> {
     const replayed = await this.database.write(() => {
       faultAt?.('push.outbox.renew');
-      return this.#replay.run(Date.now(), id).changes === 1;
+      return this.#sql.replay.run(Date.now(), id).changes === 1;
     });
     if (replayed) this.#wake();
     return replayed;
@@ -381,7 +302,7 @@ export class SqlitePushOutbox implements PushOutbox {
   /** One process owns a SQLite file, so the earliest due head here is the next work anywhere. */
   nextDueAtMs(): number | undefined {
     if (this.#closed || !this.database.db.open || this.database.failure) return undefined;
-    return this.#nextDue.get()?.at ?? undefined;
+    return this.#sql.nextDue.get()?.at ?? undefined;
   }
 
   /**
@@ -395,8 +316,8 @@ export class SqlitePushOutbox implements PushOutbox {
     let total = 0;
     try {
       const cutoff = nowMs - this.#settings.finishedMaxAgeMs;
-      for (const statement of [this.#pruneOld, this.#pruneMany]) {
-        const param = statement === this.#pruneOld ? cutoff : this.#settings.maxFinished;
+      for (const statement of [this.#sql.pruneOld, this.#sql.pruneMany]) {
+        const param = statement === this.#sql.pruneOld ? cutoff : this.#settings.maxFinished;
         for (;;) {
           if (this.#closed) return total;
           const n = await this.database.write(() => {
