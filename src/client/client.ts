@@ -18,15 +18,11 @@ import type {
   TaskPushNotificationConfig,
 } from '../model/schema.js';
 import type { CallOptions, RequestOf, ResponseOf, Transport } from '../bindings/transport.js';
-import { AgentCardResolver } from './card-resolver.js';
+import type { AgentCardResolver } from './card-resolver.js';
+import { discoverAgent } from './discovery.js';
 import { createTransport, selectInterface, usableInterfaces } from './binding-selection.js';
 import type { AuthHandler } from './auth.js';
-import {
-  authHandlerOf,
-  cardFetchHeaders,
-  credentialsInterceptor,
-  reauthInterceptor,
-} from './auth-interceptor.js';
+import { authHandlerOf, credentialsInterceptor, reauthInterceptor } from './auth-interceptor.js';
 import { CredentialScope } from './credential-scope.js';
 import { traceContextInterceptor } from './tracing.js';
 import { applyInterceptors, newCall, type ClientInterceptor, type ClientNext } from './interceptor.js';
@@ -109,27 +105,9 @@ export class A2AClient {
     options: A2AClientOptions = {},
   ): Promise<ConnectedA2AClient> {
     new CredentialScope(options.credentialOrigins); // a bad entry fails before any request
-    let card: AgentCard;
-    let resolver: AgentCardResolver | undefined;
-    let verified = false;
-    if (typeof urlOrCard === 'string') {
-      resolver =
-        options.resolver ??
-        new AgentCardResolver({
-          fetch: options.fetch,
-          ...options.card,
-          headers: await cardFetchHeaders(options),
-        });
-      ({ card, verified } = await resolver.resolve(urlOrCard));
-    } else card = urlOrCard;
-    // A2A 1.1 draft: ask for the generation extension when the agent offers it.
-    if (
-      options.generation !== false &&
-      offersGeneration(card) &&
-      !options.extensions?.includes(GENERATION_EXTENSION)
-    ) {
-      options = { ...options, extensions: [...(options.extensions ?? []), GENERATION_EXTENSION] };
-    }
+    const found = await discoverAgent(urlOrCard, options);
+    const { card, verified, resolver } = found;
+    options = found.options;
     const compatV03 = options.compatV03 !== false;
     const factory = transportOptions(options);
     const iface = selectInterface(card, options.bindings, compatV03);
@@ -425,9 +403,4 @@ export class A2AClient {
   async close(): Promise<void> {
     await Promise.all(this.pool.all().map((t) => t.close()));
   }
-}
-
-/** True when `card` declares the a2a-kit generation extension (A2A 1.1 draft support). */
-function offersGeneration(card: AgentCard): boolean {
-  return card.capabilities?.extensions?.some((ext) => ext.uri === GENERATION_EXTENSION) === true;
 }
