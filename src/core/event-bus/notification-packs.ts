@@ -31,7 +31,7 @@ interface Pack {
   bytes: number;
   /** Set for a body: its statement and parameters. */
   readonly body?: { readonly sql: string; readonly params: unknown[] };
-  /** No more envelopes join it (its batch was sent). */
+  /** No more envelopes join it: its batch was sent, or it is a body. */
   sealed: boolean;
   readonly sent: Promise<void>;
   resolve(): void;
@@ -59,7 +59,7 @@ export class NotificationPacks {
    */
   send(envelope: string, bytes: number): Promise<void> | undefined {
     const last = this.#packs.at(-1);
-    if (last && !last.sealed && !last.body && last.bytes + bytes + 1 <= MAX_PACK_BYTES) {
+    if (last && !last.sealed && last.bytes + bytes + 1 <= MAX_PACK_BYTES) {
       last.parts.push(envelope);
       last.bytes += bytes + 1;
       return this.#backpressure(last);
