@@ -8,12 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { TaskState } from '../../../src/model/enums.js';
-import { PostgresEventBus } from '../../../src/core/event-bus/postgres.js';
 import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
 import type { StoredTask } from '../../../src/core/stores/task-store.js';
-import { PostgresDatabase } from '../../../src/core/stores/postgres/database.js';
-import { workingEvent as event } from '../../support/bus-events.js';
-import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
+import { busSchema, workingEvent as event } from '../../support/bus-events.js';
+import { eventually } from '../../support/handler.js';
+import { postgresUrl } from '../../support/postgres.js';
 
 const PRESENCE_MS = 50;
 
@@ -38,27 +37,15 @@ function nothingStored(): Promise<StoredTask | undefined> {
   return Promise.resolve(undefined);
 }
 
-/** Waits (at most 10 s, in steps of 20 ms) until `condition` holds. */
+/** Fails with `why` unless `condition` holds within 10 s. */
 async function until(condition: () => boolean, why: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(why);
+  assert.ok(await eventually(condition, 1_000), why);
 }
 
 test('a replica alone sends nothing; a newcomer catches up on what it published meanwhile, then gets its events', async (t) => {
-  const schema = freshSchema('alone');
-  const dbA = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const dbB = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const replicas = busSchema(t, 'alone');
   // A counts listeners once, at start: only B's hello can tell it that B came.
-  const a = new PostgresEventBus(dbA, { presenceIntervalMs: 60_000, readTask: nothingStored });
-  t.after(async () => {
-    await a.close();
-    await dbA.release();
-    await dbB.release();
-    await dropSchema(schema);
-  });
+  const a = await replicas.open({ presenceIntervalMs: 60_000, readTask: nothingStored });
   await a.ready;
   await until(() => a.alone, 'A never found itself alone on its channel');
 
@@ -70,14 +57,13 @@ test('a replica alone sends nothing; a newcomer catches up on what it published 
 
   // B subscribes before it listens; its hello makes A send again and B read t1 back.
   let reads = 0;
-  const b = new PostgresEventBus(dbB, {
+  const b = await replicas.open({
     presenceIntervalMs: PRESENCE_MS,
     readTask: (scope, taskId) => {
       reads++;
       return Promise.resolve(scope.owner === 'alice' && taskId === 't1' ? stored('t1', 1) : undefined);
     },
   });
-  t.after(() => b.close());
   const seen: TaskEvent[] = [];
   b.subscribe({ tenant: '', taskId: 't1', owner: 'alice' }, (e) => {
     seen.push(e);
@@ -99,19 +85,13 @@ test('a replica alone sends nothing; a newcomer catches up on what it published 
 });
 
 test('a replica is not alone while any other session listens on its channel, and alone again once it left', async (t) => {
-  const schema = freshSchema('alone');
-  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const bus = new PostgresEventBus(db, { presenceIntervalMs: PRESENCE_MS, readTask: nothingStored });
+  const replicas = busSchema(t, 'alone');
+  const bus = await replicas.open({ presenceIntervalMs: PRESENCE_MS, readTask: nothingStored });
   // A psql-like session listening on the channel, not an a2a-kit (it sends no hello).
   const watcher = new pg.Client({ connectionString: postgresUrl() });
+  t.after(() => watcher.end().catch(() => {}));
   await watcher.connect();
-  await watcher.query(`LISTEN a2a_events_${schema}`);
-  t.after(async () => {
-    await watcher.end().catch(() => {});
-    await bus.close();
-    await db.release();
-    await dropSchema(schema);
-  });
+  await watcher.query(`LISTEN ${replicas.channel}`);
   const payloads: string[] = [];
   watcher.on('notification', (message) => payloads.push(message.payload ?? ''));
   await bus.ready;
@@ -126,37 +106,24 @@ test('a replica is not alone while any other session listens on its channel, and
 });
 
 test('a bus that cannot read tasks back is never alone', async (t) => {
-  const schema = freshSchema('alone');
-  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const bus = new PostgresEventBus(db, { presenceIntervalMs: PRESENCE_MS });
-  t.after(async () => {
-    await bus.close();
-    await db.release();
-    await dropSchema(schema);
-  });
+  const bus = await busSchema(t, 'alone').open({ presenceIntervalMs: PRESENCE_MS });
   await bus.ready;
   await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS * 5));
   assert.equal(bus.alone, false);
 });
 
 test('a replica alone whose listening connection is lost sends again until it listens and counts again', async (t) => {
-  const schema = freshSchema('alone');
-  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
+  const replicas = busSchema(t, 'alone');
   // Counts only when its listener is (again) in place: the loss alone must stop "alone".
-  const bus = new PostgresEventBus(db, { presenceIntervalMs: 60_000, readTask: nothingStored });
+  const bus = await replicas.open({ presenceIntervalMs: 60_000, readTask: nothingStored });
   const admin = new pg.Client({ connectionString: postgresUrl() });
+  t.after(() => admin.end());
   await admin.connect();
-  t.after(async () => {
-    await admin.end();
-    await bus.close();
-    await db.release();
-    await dropSchema(schema);
-  });
   await bus.ready;
   await until(() => bus.alone, 'the bus never found itself alone');
   const { rowCount } = await admin.query(
     'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1',
-    [`LISTEN a2a_events_${schema}`],
+    [`LISTEN ${replicas.channel}`],
   );
   assert.equal(rowCount, 1);
   await until(() => !bus.alone, 'the bus still thought itself alone without its listener');

@@ -7,12 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { PostgresEventBus } from '../../../src/core/event-bus/postgres.js';
 import type { TaskEvent } from '../../../src/core/event-bus/event-bus.js';
-import { PostgresDatabase } from '../../../src/core/stores/postgres/database.js';
-import { workingEvent as event } from '../../support/bus-events.js';
+import { busSchema, workingEvent as event } from '../../support/bus-events.js';
 import { deferred } from '../../support/handler.js';
-import { dropSchema, freshSchema, postgresUrl } from '../../support/postgres.js';
+import { postgresUrl } from '../../support/postgres.js';
 
 /** `promise`, or a failure saying `why` after 10 s. */
 async function within<T>(promise: Promise<T>, why: () => string): Promise<T> {
@@ -28,26 +26,17 @@ async function within<T>(promise: Promise<T>, why: () => string): Promise<T> {
 }
 
 test('events of many tasks published together reach another replica in order, in few notifications', async (t) => {
-  const schema = freshSchema('packs');
-  const dbA = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const dbB = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const a = new PostgresEventBus(dbA);
-  const b = new PostgresEventBus(dbB);
+  const replicas = busSchema(t, 'packs');
+  const a = await replicas.open();
+  const b = await replicas.open();
   await Promise.all([a.ready, b.ready]);
   // Counts what travels on the channel.
   const watcher = new pg.Client({ connectionString: postgresUrl() });
+  t.after(() => watcher.end());
   await watcher.connect();
   let notifications = 0;
   watcher.on('notification', () => notifications++);
-  await watcher.query(`LISTEN a2a_events_${schema}`);
-  t.after(async () => {
-    await watcher.end();
-    await a.close();
-    await b.close();
-    await dbA.release();
-    await dbB.release();
-    await dropSchema(schema);
-  });
+  await watcher.query(`LISTEN ${replicas.channel}`);
 
   const TASKS = 10;
   const EVENTS = 20;
@@ -75,23 +64,15 @@ test('events of many tasks published together reach another replica in order, in
       Array.from({ length: EVENTS }, (_, i) => i + 1),
     );
   }
-  // + 2: the replicas' hellos (see ReplicaPresence), when they commit after the watcher's LISTEN.
+  // Beside the packs: the two replicas' hellos (see ReplicaPresence), when they commit after
+  // the watcher's LISTEN.
   assert.ok(notifications <= EVENTS + 4, `${notifications} notifications for ${TASKS * EVENTS} events`);
 });
 
 test("a task's events published without waiting arrive in order, oversize bodies among them", async (t) => {
-  const schema = freshSchema('packs');
-  const dbA = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const dbB = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const a = new PostgresEventBus(dbA);
-  const b = new PostgresEventBus(dbB);
-  t.after(async () => {
-    await a.close();
-    await b.close();
-    await dbA.release();
-    await dbB.release();
-    await dropSchema(schema);
-  });
+  const replicas = busSchema(t, 'packs');
+  const a = await replicas.open();
+  const b = await replicas.open();
   await Promise.all([a.ready, b.ready]);
   const EVENTS = 200;
   const versions: number[] = [];
@@ -115,22 +96,16 @@ test("a task's events published without waiting arrive in order, oversize bodies
 });
 
 test('a notification in the one-envelope format of an older replica is delivered', async (t) => {
-  const schema = freshSchema('packs');
-  const db = await PostgresDatabase.open({ connectionString: postgresUrl(), schema });
-  const bus = new PostgresEventBus(db);
+  const replicas = busSchema(t, 'packs');
+  const bus = await replicas.open();
   await bus.ready;
   const sender = new pg.Client({ connectionString: postgresUrl() });
+  t.after(() => sender.end());
   await sender.connect();
-  t.after(async () => {
-    await sender.end();
-    await bus.close();
-    await db.release();
-    await dropSchema(schema);
-  });
   const got = deferred<TaskEvent>();
   bus.subscribe({ tenant: 'acme', taskId: 'old' }, (e) => got.resolve(e));
   const old = { o: 'another-replica', t: 'acme', k: 'old', e: event('old', 7) };
-  await sender.query('SELECT pg_notify($1, $2)', [`a2a_events_${schema}`, JSON.stringify(old)]);
+  await sender.query('SELECT pg_notify($1, $2)', [replicas.channel, JSON.stringify(old)]);
   const delivered = await within(got.promise, () => 'not delivered');
   assert.equal(delivered.version, 7);
 });
